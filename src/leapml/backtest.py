@@ -1,0 +1,575 @@
+"""Nightly retrain-and-score backtest, held-out experiments and ranking regret.
+
+The fleet retrains every night on the last ``window_days`` days of completed
+attempts and predicts the next day's. :func:`nightly` replays that schedule
+over a log, for several models side by side, and returns every score in one
+tidy table (night x model x slice) plus the placement regret of each model's
+ranking when a truth oracle (the simulator) is at hand.
+
+Features are built once for the whole log, each row as of its own submission
+(:func:`leapml.features.build_features` reads only strictly earlier rows), so
+slicing them by night leaks nothing.
+"""
+
+from __future__ import annotations
+
+import time
+import warnings
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+from joblib import Parallel, delayed
+from sklearn.base import clone
+from tqdm.auto import tqdm
+
+from .features import build_features, candidate_rows
+from .metrics import coverage, median_absolute_percentage_error, within_tolerance
+from .ranking import rank_candidates
+
+__all__ = [
+    "CEILING",
+    "PUBLISHED",
+    "BacktestResult",
+    "default_models",
+    "held_out",
+    "nightly",
+]
+
+#: Name under which a model is replaced by the simulator's noiseless truth.
+CEILING = "ceiling"
+
+#: Figures published for the production fleet (LEAP paper), for comparison.
+PUBLISHED = {
+    "median_accuracy_20": 0.77,
+    "accuracy_20_range": (0.735, 0.806),
+    "table_covered_leap_20": 0.851,
+    "table_covered_table_20": 0.532,
+    "table_covered_leap_10": 0.721,
+    "table_covered_table_10": 0.334,
+    "table_coverage": 0.13,
+    "held_out_hardware_drop_points": 37.0,
+    "held_out_family_drop_points": 49.7,
+}
+
+_DAY = pd.Timedelta(days=1)
+
+
+def default_models(*, random_state: int = 0, n_estimators: int | None = None) -> dict:
+    """The models :func:`nightly` compares unless told otherwise.
+
+    ``leap`` (:class:`~leapml.LeapRegressor`), ``single_lightgbm`` (one LightGBM
+    median regressor on log throughput with the same features), ``lookup_table``
+    (the fleet's old table), ``persistence`` (the job's last measured throughput
+    on the same hardware) and ``ceiling`` (the simulator's noiseless expected
+    throughput: what a perfect model of the expectation would score).
+
+    Parameters
+    ----------
+    random_state : int
+        Seed of every model that draws random numbers.
+    n_estimators : int, optional
+        Trees per LightGBM model, to make quick runs (tests, demos) cheaper.
+
+    Examples
+    --------
+    >>> sorted(default_models())
+    ['ceiling', 'leap', 'lookup_table', 'persistence', 'single_lightgbm']
+    """
+    from .baselines import LastMeasuredRegressor, LookupTableRegressor, single_model_reference
+    from .regressor import LeapRegressor
+
+    leap = LeapRegressor(random_state=random_state)
+    single = single_model_reference(random_state=random_state)
+    if n_estimators is not None:
+        leap.set_params(n_estimators=n_estimators)
+        single.set_params(regressor__n_estimators=n_estimators)
+    return {
+        "leap": leap,
+        "single_lightgbm": single,
+        "lookup_table": LookupTableRegressor(),
+        "persistence": LastMeasuredRegressor(),
+        CEILING: CEILING,
+    }
+
+
+@dataclass
+class BacktestResult:
+    """Everything a nightly backtest measured.
+
+    Attributes
+    ----------
+    scores : DataFrame
+        One row per (night, model, slice): ``n_attempts``, ``device_hours``,
+        ``within_20`` and ``within_10`` (weighted by attempts),
+        ``within_20_by_device_hours`` and ``within_10_by_device_hours``,
+        ``coverage`` and ``median_ape``.
+    predictions : DataFrame
+        One row per (night, scored attempt): measured and predicted throughput
+        of every model, for plots and further analysis.
+    regret : DataFrame or None
+        One row per (night, job, policy): the hardware picked, the truly best
+        one and the regret; None when no oracle was given.
+    fit_seconds : DataFrame
+        Seconds each model took to fit, per night.
+    """
+
+    scores: pd.DataFrame
+    predictions: pd.DataFrame
+    regret: pd.DataFrame | None = None
+    fit_seconds: pd.DataFrame = field(default_factory=pd.DataFrame)
+
+    def summary(self, *, slice: str = "all", metric: str = "within_20") -> pd.DataFrame:
+        """Median, min and max of ``metric`` over nights, per model, on one slice."""
+        frame = self.scores[self.scores["slice"] == slice]
+        out = frame.groupby("model", sort=False, observed=True)[metric].agg(
+            ["median", "min", "max", "count"]
+        )
+        return out.rename(columns={"count": "nights"}).sort_values("median", ascending=False)
+
+    def published_comparison(self, *, model: str = "leap", table: str = "lookup_table") -> pd.DataFrame:
+        """Our medians over nights next to the published production figures."""
+        scores = self.scores
+
+        def med(name: str, slice_: str, metric: str) -> float:
+            rows = scores[(scores["model"] == name) & (scores["slice"] == slice_)]
+            return float(rows[metric].median()) if len(rows) else float("nan")
+
+        all_rows = scores[(scores["model"] == table) & (scores["slice"] == "all")]
+        table_coverage = float(all_rows["coverage"].median()) if len(all_rows) else float("nan")
+        rows = [
+            ("accuracy +-20%, all attempts (median over nights)", med(model, "all", "within_20"),
+             PUBLISHED["median_accuracy_20"]),
+            ("accuracy +-20%, worst night", float(scores[(scores["model"] == model) & (scores["slice"] == "all")]["within_20"].min()),
+             PUBLISHED["accuracy_20_range"][0]),
+            ("accuracy +-20%, best night", float(scores[(scores["model"] == model) & (scores["slice"] == "all")]["within_20"].max()),
+             PUBLISHED["accuracy_20_range"][1]),
+            ("lookup-table coverage", table_coverage, PUBLISHED["table_coverage"]),
+            ("table-covered attempts: LEAP within +-20%", med(model, "table_covered", "within_20"),
+             PUBLISHED["table_covered_leap_20"]),
+            ("table-covered attempts: table within +-20%", med(table, "table_covered", "within_20"),
+             PUBLISHED["table_covered_table_20"]),
+            ("table-covered attempts: LEAP within +-10%", med(model, "table_covered", "within_10"),
+             PUBLISHED["table_covered_leap_10"]),
+            ("table-covered attempts: table within +-10%", med(table, "table_covered", "within_10"),
+             PUBLISHED["table_covered_table_10"]),
+        ]
+        return pd.DataFrame(rows, columns=["figure", "ours", "published"])
+
+    def regret_summary(self) -> pd.DataFrame:
+        """Mean and p90 regret and the share of optimal picks, per policy."""
+        if self.regret is None or self.regret.empty:
+            return pd.DataFrame(columns=["mean_regret", "p90_regret", "optimal_share", "jobs"])
+        grouped = self.regret.groupby("policy", sort=False, observed=True)["regret"]
+        out = pd.DataFrame(
+            {
+                "mean_regret": grouped.mean(),
+                "p90_regret": grouped.quantile(0.9),
+                "optimal_share": grouped.apply(lambda r: float((r <= 1e-12).mean())),
+                "jobs": grouped.size(),
+            }
+        )
+        return out.sort_values("mean_regret")
+
+
+def nightly(
+    attempts: pd.DataFrame,
+    hardware: pd.DataFrame,
+    *,
+    models: Mapping[str, object] | None = None,
+    window_days: int = 30,
+    nights: int = 30,
+    first_night: str | pd.Timestamp | None = None,
+    oracle: Callable[[pd.DataFrame, list], pd.DataFrame] | None = None,
+    regret_jobs: int | None = 2000,
+    features: pd.DataFrame | None = None,
+    n_jobs: int = 1,
+    random_state: int = 0,
+    progress: bool = True,
+) -> BacktestResult:
+    """Replay nightly retraining: fit on the last ``window_days``, score the next day.
+
+    Parameters
+    ----------
+    attempts : DataFrame
+        The attempt log (schema of :mod:`leapml.schema`). An
+        ``expected_throughput`` column, when present, serves only the
+        ``ceiling`` model; features never read it.
+    hardware : DataFrame
+        The hardware catalog.
+    models : mapping of str to estimator, optional
+        Models to compare, unfitted; each is cloned every night. The string
+        ``"ceiling"`` stands for the noiseless truth. Defaults to
+        :func:`default_models`.
+    window_days : int, default=30
+        Days of completed attempts each night trains on.
+    nights : int, default=30
+        Number of consecutive nights to score (fewer if the log ends first).
+    first_night : timestamp, optional
+        The first night (midnight of the first scored day). Defaults to the
+        log's first day plus ``window_days``.
+    oracle : callable, optional
+        ``oracle(jobs, hardware_types)`` returning, per (job, hardware type),
+        ``expected_throughput`` and ``feasible`` (such as
+        :meth:`leapml.fleet.Fleet.expected_throughput`). When given, every
+        model's ranking is scored by its regret.
+    regret_jobs : int or None, default=2000
+        At most this many jobs a night are ranked for the regret (a seeded
+        sample); None ranks every job.
+    features : DataFrame, optional
+        Precomputed ``build_features(attempts, hardware)``, to share between
+        runs.
+    n_jobs : int, default=1
+        Nights run in parallel with joblib.
+    random_state : int, default=0
+        Seed for the regret sample.
+    progress : bool, default=True
+        Show a progress bar of nights done and time left.
+
+    Returns
+    -------
+    BacktestResult
+
+    Examples
+    --------
+    >>> from leapml.fleet import simulate
+    >>> from leapml.backtest import nightly, default_models
+    >>> fleet = simulate("tiny", days=6, seed=0)
+    >>> result = nightly(fleet.attempts, fleet.hardware, window_days=4, nights=1,
+    ...                  models=default_models(n_estimators=10), progress=False)
+    >>> sorted(result.scores["model"].unique())
+    ['ceiling', 'leap', 'lookup_table', 'persistence', 'single_lightgbm']
+    """
+    if window_days < 1 or nights < 1:
+        raise ValueError(f"window_days and nights must be >= 1, got {window_days} and {nights}")
+    models = dict(default_models(random_state=random_state) if models is None else models)
+    if not models:
+        raise ValueError("models is empty: give at least one model to score")
+    if CEILING in models and "expected_throughput" not in attempts.columns:
+        warnings.warn(
+            "the log has no expected_throughput column: the ceiling model is skipped",
+            stacklevel=2,
+        )
+        del models[CEILING]
+
+    attempts = attempts.reset_index(drop=True)
+    if features is None:
+        features = build_features(attempts, hardware)
+    else:
+        features = features.reset_index(drop=True)
+        if len(features) != len(attempts):
+            raise ValueError(
+                f"features has {len(features)} rows but the log has {len(attempts)}: "
+                "pass build_features(attempts, hardware) for this same log"
+            )
+
+    day = attempts["submit_time"].dt.floor("D")
+    if first_night is None:
+        first = day.min() + window_days * _DAY
+    else:
+        first = pd.Timestamp(first_night).floor("D")
+    last_day = day.max()
+    night_list = [first + i * _DAY for i in range(nights) if first + i * _DAY <= last_day]
+    if not night_list:
+        raise ValueError(
+            f"the log ends on {last_day.date()}, before the first night {first.date()}: "
+            "give a longer log or a smaller window_days"
+        )
+
+    context = _Context(attempts, hardware, features, models, window_days, oracle, regret_jobs)
+    tasks = (delayed(_run_night)(context, night, random_state + i) for i, night in enumerate(night_list))
+    results = Parallel(n_jobs=n_jobs, return_as="generator")(tasks)
+    bar = tqdm(results, total=len(night_list), desc="nights", unit="night", disable=not progress)
+    parts = list(bar)
+    parts = [p for p in parts if p is not None]
+    if not parts:
+        raise ValueError(
+            "no night had both training rows and completed attempts to score; "
+            "check window_days and the log's dates"
+        )
+    scores = pd.concat([p[0] for p in parts], ignore_index=True)
+    predictions = pd.concat([p[1] for p in parts], ignore_index=True)
+    regret = pd.concat([p[2] for p in parts], ignore_index=True) if oracle is not None else None
+    fit_seconds = pd.concat([p[3] for p in parts], ignore_index=True)
+    return BacktestResult(scores, predictions, regret, fit_seconds)
+
+
+@dataclass
+class _Context:
+    attempts: pd.DataFrame
+    hardware: pd.DataFrame
+    features: pd.DataFrame
+    models: dict
+    window_days: int
+    oracle: Callable | None
+    regret_jobs: int | None
+
+
+def _run_night(ctx: _Context, night: pd.Timestamp, seed: int):
+    attempts, features = ctx.attempts, ctx.features
+    t = attempts["submit_time"]
+    ok = (attempts["status"].astype(str) == "ok").to_numpy()
+    train = ok & (t >= night - ctx.window_days * _DAY).to_numpy() & (t < night).to_numpy()
+    test = ok & (t >= night).to_numpy() & (t < night + _DAY).to_numpy()
+    if not train.any() or not test.any():
+        return None
+    X_train, y_train = features[train], attempts.loc[train, "throughput"].to_numpy(float)
+    X_test = features[test]
+    scored = attempts.loc[test]
+    y_test = scored["throughput"].to_numpy(float)
+
+    predictions, fitted, seconds = {}, {}, []
+    for name, model in ctx.models.items():
+        if isinstance(model, str) and model == CEILING:
+            predictions[name] = scored["expected_throughput"].to_numpy(float)
+            continue
+        start = time.perf_counter()
+        estimator = clone(model).fit(X_train, y_train)
+        seconds.append((night, name, time.perf_counter() - start))
+        fitted[name] = estimator
+        predictions[name] = np.asarray(estimator.predict(X_test), dtype=float)
+
+    slices = _slices(scored, X_test, predictions)
+    weights = scored["device_hours"].to_numpy(float)
+    rows = []
+    for name, pred in predictions.items():
+        for slice_name, mask in slices.items():
+            if not mask.any():
+                continue
+            rows.append(_score_row(night, name, slice_name, y_test[mask], pred[mask], weights[mask]))
+    scores = pd.DataFrame(rows)
+
+    pred_frame = pd.DataFrame(
+        {
+            "night": night,
+            "attempt_id": scored["attempt_id"].to_numpy(),
+            "job_id": scored["job_id"].to_numpy(),
+            "hardware_type": scored["hardware_type"].astype(str).to_numpy(),
+            "device_hours": weights,
+            "throughput": y_test,
+            **{f"predicted_{name}": pred for name, pred in predictions.items()},
+        }
+    )
+    regret = None
+    if ctx.oracle is not None:
+        regret = _night_regret(ctx, night, scored, fitted, seed)
+    fit_seconds = pd.DataFrame(seconds, columns=["night", "model", "seconds"])
+    return scores, pred_frame, regret, fit_seconds
+
+
+def _slices(scored: pd.DataFrame, X_test: pd.DataFrame, predictions: dict) -> dict:
+    n = len(scored)
+    out = {"all": np.ones(n, dtype=bool)}
+    if "lookup_table" in predictions:
+        out["table_covered"] = ~np.isnan(predictions["lookup_table"])
+    runs = X_test.get("job_runs_before")
+    if runs is not None:
+        seen = runs.to_numpy(float) > 0
+        out["job_seen_before"] = seen
+        out["job_new"] = ~seen
+    y = scored["throughput"].to_numpy(float)
+    if n >= 10:
+        ranks = pd.Series(y).rank(method="first").to_numpy()
+        decile = np.ceil(ranks * 10 / n).astype(int)
+        for d in range(1, 11):
+            out[f"decile_{d:02d}"] = decile == d
+    return out
+
+
+def _score_row(night, model, slice_name, y, pred, weights) -> dict:
+    return {
+        "night": night,
+        "model": model,
+        "slice": slice_name,
+        "n_attempts": len(y),
+        "device_hours": float(weights.sum()),
+        "within_20": within_tolerance(y, pred, tol=0.2),
+        "within_10": within_tolerance(y, pred, tol=0.1),
+        "within_20_by_device_hours": within_tolerance(y, pred, tol=0.2, sample_weight=weights),
+        "within_10_by_device_hours": within_tolerance(y, pred, tol=0.1, sample_weight=weights),
+        "coverage": coverage(pred),
+        "median_ape": median_absolute_percentage_error(y, pred),
+    }
+
+
+def _night_regret(ctx: _Context, night, scored: pd.DataFrame, fitted: dict, seed: int) -> pd.DataFrame:
+    """Rank every feasible hardware type for the night's jobs with each policy."""
+    jobs = scored.drop_duplicates("job_id", keep="first")
+    if ctx.regret_jobs is not None and len(jobs) > ctx.regret_jobs:
+        jobs = jobs.sample(ctx.regret_jobs, random_state=seed)
+    hardware = ctx.hardware
+    available = hardware.loc[hardware["introduced"] <= night, "hardware_type"].astype(str).tolist()
+    truth = ctx.oracle(jobs, available)
+    truth = truth[["job_id", "hardware_type", "expected_throughput", "feasible"]].copy()
+    truth["hardware_type"] = truth["hardware_type"].astype(str)
+
+    candidates = candidate_rows(jobs, available, at=jobs["submit_time"])
+    X = build_features(candidates, hardware, history=ctx.attempts)
+    base = candidates[["job_id", "hardware_type", "trainer_count"]].copy()
+    base["hardware_type"] = base["hardware_type"].astype(str)
+    base = base.merge(truth, on=["job_id", "hardware_type"], how="left", validate="one_to_one")
+    base["feasible"] = base["feasible"].fillna(False).astype(bool)
+    cost = dict(zip(hardware["hardware_type"].astype(str), hardware["cost_per_device_hour"], strict=True))
+    base["true_per_cost"] = base["expected_throughput"] / (
+        base["hardware_type"].map(cost) * base["trainer_count"]
+    )
+    best = base[base["feasible"]].groupby("job_id")["true_per_cost"].max()
+
+    picks = {}
+    for name, estimator in fitted.items():
+        frame = base.copy()
+        frame["predicted_throughput"] = np.asarray(estimator.predict(X), dtype=float)
+        ranked = rank_candidates(frame, cost=cost, feasible_col="feasible", top_k=1)
+        picks[name] = ranked.set_index("job_id")["hardware_type"]
+    if CEILING in ctx.models:
+        frame = base.copy()
+        frame["predicted_throughput"] = frame["expected_throughput"]
+        ranked = rank_candidates(frame, cost=cost, feasible_col="feasible", top_k=1)
+        picks[CEILING] = ranked.set_index("job_id")["hardware_type"]
+    feasible = base[base["feasible"]]
+    cheapest = feasible.assign(c=feasible["hardware_type"].map(cost)).sort_values(
+        ["job_id", "c", "hardware_type"]
+    )
+    picks["cheapest_feasible"] = cheapest.drop_duplicates("job_id").set_index("job_id")["hardware_type"]
+    picks["stay_on_last_hardware"] = _last_hardware(ctx.attempts, jobs)
+
+    true_lookup = base.set_index(["job_id", "hardware_type"])["true_per_cost"]
+    rows = []
+    for policy, pick in picks.items():
+        pick = pick.reindex(best.index)
+        keys = list(zip(pick.index, pick.astype(str), strict=True))
+        value = true_lookup.reindex(keys).to_numpy(float)
+        regret = 1.0 - np.nan_to_num(value, nan=0.0) / best.to_numpy(float)
+        rows.append(
+            pd.DataFrame(
+                {
+                    "night": night,
+                    "job_id": best.index.to_numpy(),
+                    "policy": policy,
+                    "picked": pick.astype(str).to_numpy(),
+                    "regret": np.clip(regret, 0.0, 1.0),
+                }
+            )
+        )
+    return pd.concat(rows, ignore_index=True)
+
+
+def _last_hardware(attempts: pd.DataFrame, jobs: pd.DataFrame) -> pd.Series:
+    """The hardware of each job's last completed run before its submission.
+
+    Jobs with no earlier run stay where the fleet placed this attempt.
+    """
+    history = attempts[attempts["status"].astype(str) == "ok"][["job_id", "submit_time", "hardware_type"]]
+    history = history.sort_values("submit_time")
+    query = jobs[["job_id", "submit_time", "hardware_type"]].sort_values("submit_time")
+    merged = pd.merge_asof(
+        query.rename(columns={"hardware_type": "placed"}),
+        history.rename(columns={"hardware_type": "last"}),
+        on="submit_time",
+        by="job_id",
+        allow_exact_matches=False,
+    )
+    last = merged["last"].astype(object).where(merged["last"].notna(), merged["placed"].astype(object))
+    return pd.Series(last.astype(str).to_numpy(), index=merged["job_id"].to_numpy())
+
+
+def held_out(
+    attempts: pd.DataFrame,
+    hardware: pd.DataFrame,
+    *,
+    by: str = "hardware_type",
+    groups: list | None = None,
+    n_groups: int = 5,
+    model=None,
+    night: str | pd.Timestamp | None = None,
+    window_days: int = 30,
+    test_days: int = 1,
+    progress: bool = True,
+) -> pd.DataFrame:
+    """How much accuracy is lost on a hardware type or model family never seen.
+
+    For each group (a hardware type, or a model family), a model is trained
+    on the window without any of the group's attempts and scored on the
+    group's attempts of the next ``test_days`` days, with features built from
+    a history that lacks the group too, as for a type that just arrived in the
+    fleet. The in-distribution reference is the same model trained on the
+    whole window and scored on the same attempts with the full history.
+
+    Parameters
+    ----------
+    attempts, hardware : DataFrame
+        The attempt log and the hardware catalog.
+    by : {"hardware_type", "model_family"}
+        What to hold out.
+    groups : list, optional
+        Which values to hold out; by default the ``n_groups`` with the most
+        attempts to score.
+    n_groups : int, default=5
+        How many groups when ``groups`` is None.
+    model : estimator, optional
+        Defaults to :class:`~leapml.LeapRegressor`.
+    night : timestamp, optional
+        First scored day; defaults to the log's first day plus ``window_days``.
+    window_days, test_days : int
+        Training window and scored days.
+    progress : bool
+        Show a progress bar.
+
+    Returns
+    -------
+    DataFrame
+        One row per group: ``n_attempts``, ``in_distribution`` and
+        ``held_out`` accuracy within +-20%, and ``drop_points``.
+    """
+    if by not in ("hardware_type", "model_family"):
+        raise ValueError(f"by must be 'hardware_type' or 'model_family', got {by!r}")
+    if model is None:
+        from .regressor import LeapRegressor
+
+        model = LeapRegressor()
+    attempts = attempts.reset_index(drop=True)
+    day = attempts["submit_time"].dt.floor("D")
+    first = day.min() + window_days * _DAY if night is None else pd.Timestamp(night).floor("D")
+    t = attempts["submit_time"]
+    ok = (attempts["status"].astype(str) == "ok").to_numpy()
+    train = ok & (t >= first - window_days * _DAY).to_numpy() & (t < first).to_numpy()
+    test = ok & (t >= first).to_numpy() & (t < first + test_days * _DAY).to_numpy()
+    if not train.any() or not test.any():
+        raise ValueError("no training or test rows around the chosen night; check the dates")
+    key = attempts[by].astype(str)
+    if groups is None:
+        counts = key[test].value_counts()
+        groups = counts.index[:n_groups].tolist()
+    unknown = sorted(set(map(str, groups)) - set(key.unique()))
+    if unknown:
+        raise ValueError(f"{by} value(s) not in the log: {unknown}")
+
+    features = build_features(attempts, hardware)
+    y = attempts["throughput"].to_numpy(float)
+    reference = clone(model).fit(features[train], y[train])
+    rows = []
+    for group in tqdm(groups, desc=f"held-out {by}", disable=not progress):
+        member = (key == str(group)).to_numpy()
+        scored = test & member
+        if not scored.any():
+            continue
+        inside = within_tolerance(y[scored], reference.predict(features[scored]))
+        # Rebuild every feature from a history without the group, training rows
+        # included: a type that just arrived has left no trace in anyone's history.
+        others = attempts[~member]
+        X_others = build_features(others, hardware)
+        keep = (train & ~member)[~member]
+        outside_model = clone(model).fit(X_others[keep], y[~member][keep])
+        X_out = build_features(attempts[scored], hardware, history=others)
+        outside = within_tolerance(y[scored], outside_model.predict(X_out))
+        rows.append(
+            {
+                by: str(group),
+                "n_attempts": int(scored.sum()),
+                "in_distribution": inside,
+                "held_out": outside,
+                "drop_points": 100.0 * (inside - outside),
+            }
+        )
+    return pd.DataFrame(rows)

@@ -1,0 +1,281 @@
+"""The ``leapml`` command: a thin layer over the library.
+
+Each subcommand parses its arguments, calls one library function and prints
+or writes its result. Bad input ends with one line on stderr and a non-zero
+exit status, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import pandas as pd
+
+from . import __version__
+
+__all__ = ["main"]
+
+#: Exit status for bad input (files, arguments, data).
+EXIT_BAD_INPUT = 2
+
+
+class _Fail(Exception):
+    """An error already phrased for the user."""
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the ``leapml`` command with ``argv`` (default: ``sys.argv[1:]``).
+
+    Returns
+    -------
+    int
+        The exit status: 0 on success, 2 on bad input.
+
+    Examples
+    --------
+    >>> main(["--version"])
+    leapml 0.1.0
+    0
+    """
+    parser = _parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as stop:  # argparse already printed its message
+        return int(stop.code or 0)
+    if args.command is None:
+        parser.print_help()
+        return 0
+    if args.command == "version":
+        print(f"leapml {__version__}")
+        return 0
+    try:
+        return args.run(args) or 0
+    except KeyboardInterrupt:
+        print("leapml: interrupted", file=sys.stderr)
+        return 130
+    except (_Fail, ValueError, TypeError, KeyError, OSError) as err:
+        message = " ".join(str(err).split()) or type(err).__name__
+        print(f"leapml {args.command}: error: {message}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="leapml",
+        description="Predict training throughput on every hardware type and rank candidates.",
+    )
+    parser.add_argument("--version", action="version", version=f"leapml {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    p = sub.add_parser("demo", help="simulate a fleet, backtest a few nights, write a report")
+    p.add_argument("--out", default="leapml-report", help="report folder (default: %(default)s)")
+    p.add_argument("--preset", default="small", help="fleet preset (default: %(default)s)")
+    p.add_argument("--nights", type=int, default=3, help="nights to score (default: %(default)s)")
+    p.add_argument("--window-days", type=int, default=30, help="training window (default: %(default)s)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--n-estimators", type=int, default=None, help="trees per LightGBM model")
+    p.add_argument("--held-out", type=int, default=2, help="groups to hold out (0 skips)")
+    p.add_argument("--n-jobs", type=int, default=1, help="nights in parallel")
+    p.add_argument("--quiet", action="store_true", help="no progress bars")
+    p.set_defaults(run=_demo)
+
+    p = sub.add_parser("simulate", help="simulate a fleet and write it as Parquet")
+    p.add_argument("--out", required=True, help="folder to write the fleet into")
+    _fleet_options(p)
+    p.set_defaults(run=_simulate)
+
+    p = sub.add_parser("describe", help="print the calibration table of a fleet")
+    p.add_argument("fleet", nargs="?", help="a fleet folder; omit to simulate one")
+    _fleet_options(p)
+    p.set_defaults(run=_describe)
+
+    p = sub.add_parser("fit", help="fit a model on an attempt log and save it")
+    _log_options(p)
+    p.add_argument("--out", required=True, help="model file to write")
+    p.add_argument("--window-days", type=int, default=30)
+    p.add_argument("--n-estimators", type=int, default=None)
+    p.add_argument("--seed", type=int, default=0)
+    p.set_defaults(run=_fit)
+
+    for name, helptext, run in (
+        ("predict", "predict throughput of submissions on their hardware", _predict),
+        ("rank", "rank every candidate hardware type of each submission", _rank),
+    ):
+        p = sub.add_parser(name, help=helptext)
+        p.add_argument("--model", required=True, help="model file written by 'leapml fit'")
+        p.add_argument("--submissions", required=True, help="CSV or Parquet of submissions")
+        _log_options(p)
+        p.add_argument("--out", help="CSV or Parquet to write (default: print)")
+        if name == "rank":
+            p.add_argument("--top-k", type=int, default=None)
+        p.set_defaults(run=run)
+
+    p = sub.add_parser("backtest", help="replay nightly retraining on a log and write a report")
+    _log_options(p)
+    p.add_argument("--out", required=True, help="report folder")
+    p.add_argument("--nights", type=int, default=30)
+    p.add_argument("--window-days", type=int, default=30)
+    p.add_argument("--n-estimators", type=int, default=None)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--n-jobs", type=int, default=1)
+    p.add_argument("--quiet", action="store_true")
+    p.set_defaults(run=_backtest)
+
+    sub.add_parser("version", help="print the version")
+    return parser
+
+
+def _fleet_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--preset", default="small", help="tiny, small or production (default: %(default)s)")
+    p.add_argument("--days", type=int, default=60)
+    p.add_argument("--seed", type=int, default=0)
+
+
+def _log_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--fleet", help="a fleet folder (attempts and hardware)")
+    p.add_argument("--attempts", help="attempt log, CSV or Parquet")
+    p.add_argument("--hardware", help="hardware catalog, CSV or Parquet")
+
+
+def _load_log(args) -> tuple[pd.DataFrame, pd.DataFrame, object]:
+    """The attempt log and catalog named by --fleet or --attempts/--hardware."""
+    from .fleet import load_fleet
+    from .io import read_table
+    from .schema import coerce_attempts, coerce_hardware, validate_attempts, validate_hardware
+
+    if args.fleet:
+        fleet = load_fleet(args.fleet)
+        return fleet.attempts, fleet.hardware, fleet
+    if not (args.attempts and args.hardware):
+        raise _Fail("give --fleet DIR, or both --attempts FILE and --hardware FILE")
+    hardware = validate_hardware(coerce_hardware(read_table(args.hardware)))
+    attempts = validate_attempts(coerce_attempts(read_table(args.attempts)), hardware)
+    return attempts, hardware, None
+
+
+def _demo(args) -> int:
+    from .demo import run_demo
+
+    run_demo(
+        args.out,
+        preset=args.preset,
+        nights=args.nights,
+        window_days=args.window_days,
+        seed=args.seed,
+        n_estimators=args.n_estimators,
+        held_out_groups=args.held_out,
+        n_jobs=args.n_jobs,
+        progress=not args.quiet,
+    )
+    return 0
+
+
+def _simulate(args) -> int:
+    from .fleet import simulate
+
+    fleet = simulate(args.preset, days=args.days, seed=args.seed)
+    fleet.save(args.out)
+    print(f"wrote {len(fleet.attempts):,} attempts to {args.out}")
+    return 0
+
+
+def _describe(args) -> int:
+    from .fleet import describe, format_description, load_fleet, simulate
+
+    fleet = load_fleet(args.fleet) if args.fleet else simulate(args.preset, days=args.days, seed=args.seed)
+    print(format_description(describe(fleet)))
+    return 0
+
+
+def _fit(args) -> int:
+    from .io import save
+    from .placement import fit_window
+    from .regressor import LeapRegressor
+
+    attempts, hardware, _ = _load_log(args)
+    model = LeapRegressor(random_state=args.seed)
+    if args.n_estimators is not None:
+        model.set_params(n_estimators=args.n_estimators)
+    fitted = fit_window(attempts, hardware, window_days=args.window_days, model=model)
+    save(fitted, args.out)
+    print(f"fitted on the last {args.window_days} days; model written to {args.out}")
+    return 0
+
+
+def _read_submissions(path: str) -> pd.DataFrame:
+    from .io import read_table
+    from .schema import LAUNCH_COLUMNS
+
+    frame = read_table(path)
+    missing = [c for c in ("job_id", *LAUNCH_COLUMNS) if c not in frame.columns]
+    if missing:
+        raise _Fail(f"{path} lacks column(s) {missing}")
+    if "submit_time" in frame:
+        frame["submit_time"] = pd.to_datetime(frame["submit_time"])
+    return frame
+
+
+def _predict(args) -> int:
+    from .features import build_features
+    from .io import load
+
+    model = load(args.model)
+    attempts, hardware, _ = _load_log(args)
+    submissions = _read_submissions(args.submissions)
+    if "hardware_type" not in submissions:
+        raise _Fail(f"{args.submissions} lacks column 'hardware_type' (use 'leapml rank' to score all types)")
+    if "submit_time" not in submissions:
+        submissions["submit_time"] = attempts["submit_time"].max() + pd.Timedelta(seconds=1)
+    X = build_features(submissions, hardware, history=attempts)
+    out = submissions.copy()
+    out["predicted_throughput"] = model.predict(X)
+    return _emit(out, args.out)
+
+
+def _rank(args) -> int:
+    from .io import load
+    from .placement import place
+
+    model = load(args.model)
+    attempts, hardware, _ = _load_log(args)
+    submissions = _read_submissions(args.submissions)
+    ranked = place(model, submissions, hardware, history=attempts, top_k=args.top_k)
+    return _emit(ranked, args.out)
+
+
+def _backtest(args) -> int:
+    from .backtest import default_models, nightly
+    from .report import write_report
+
+    attempts, hardware, fleet = _load_log(args)
+    result = nightly(
+        attempts,
+        hardware,
+        models=default_models(random_state=args.seed, n_estimators=args.n_estimators),
+        window_days=args.window_days,
+        nights=args.nights,
+        oracle=fleet.expected_throughput if fleet is not None else None,
+        n_jobs=args.n_jobs,
+        random_state=args.seed,
+        progress=not args.quiet,
+    )
+    path = write_report(result, args.out)
+    print(f"report written to {path}")
+    return 0
+
+
+def _emit(frame: pd.DataFrame, out: str | None) -> int:
+    from .io import write_table
+
+    if out:
+        write_table(frame, Path(out))
+        print(f"wrote {len(frame):,} rows to {out}")
+    else:
+        print(frame.to_string(index=False))
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

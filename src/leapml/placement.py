@@ -1,0 +1,154 @@
+"""From a fitted model to a placement: train on a window, score candidates, rank.
+
+These are the two calls a scheduler integration makes: :func:`fit_window`
+every night, and :func:`place` at every submission.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from sklearn.base import clone
+
+from .features import build_features, candidate_rows
+from .ranking import rank_candidates
+
+__all__ = ["fit_window", "place", "predict_candidates"]
+
+
+def fit_window(
+    attempts: pd.DataFrame,
+    hardware: pd.DataFrame,
+    *,
+    window_days: int = 30,
+    until: str | pd.Timestamp | None = None,
+    model=None,
+):
+    """Fit a model on the completed attempts of the last ``window_days`` days.
+
+    Parameters
+    ----------
+    attempts, hardware : DataFrame
+        The attempt log and the hardware catalog.
+    window_days : int, default=30
+        Length of the training window.
+    until : timestamp, optional
+        End of the window (exclusive); defaults to the end of the log's last day.
+    model : estimator, optional
+        Unfitted model to clone and fit; defaults to :class:`~leapml.LeapRegressor`.
+
+    Returns
+    -------
+    estimator
+        The fitted model.
+
+    Examples
+    --------
+    >>> from leapml.fleet import simulate
+    >>> from leapml import LeapRegressor
+    >>> fleet = simulate("tiny", days=4, seed=1)
+    >>> model = fit_window(fleet.attempts, fleet.hardware, window_days=3,
+    ...                    model=LeapRegressor(n_estimators=10, random_state=0))
+    >>> model.n_features_in_ > 10
+    True
+    """
+    if window_days < 1:
+        raise ValueError(f"window_days must be >= 1, got {window_days}")
+    if model is None:
+        from .regressor import LeapRegressor
+
+        model = LeapRegressor()
+    attempts = attempts.reset_index(drop=True)
+    t = attempts["submit_time"]
+    end = t.max().floor("D") + pd.Timedelta(days=1) if until is None else pd.Timestamp(until)
+    window = (
+        (attempts["status"].astype(str) == "ok")
+        & (t >= end - pd.Timedelta(days=window_days))
+        & (t < end)
+    ).to_numpy()
+    if not window.any():
+        raise ValueError(
+            f"no completed attempts between {end - pd.Timedelta(days=window_days)} and {end}: "
+            "nothing to fit"
+        )
+    X = build_features(attempts, hardware)
+    return clone(model).fit(X[window], attempts.loc[window, "throughput"].to_numpy(float))
+
+
+def predict_candidates(
+    model,
+    jobs: pd.DataFrame,
+    hardware: pd.DataFrame,
+    *,
+    history: pd.DataFrame,
+    at=None,
+    hardware_types=None,
+) -> pd.DataFrame:
+    """Predict each job's throughput on every candidate hardware type.
+
+    Parameters
+    ----------
+    model : fitted estimator
+        Fitted on ``build_features`` output (such as :func:`fit_window` returns).
+    jobs : DataFrame
+        One row per submission: ``job_id`` and the launch configuration
+        (:data:`leapml.schema.LAUNCH_COLUMNS`), optionally ``submit_time``.
+    hardware : DataFrame
+        The hardware catalog.
+    history : DataFrame
+        The attempt log to read earlier runs from.
+    at : timestamp, optional
+        Submission time of every job when ``jobs`` has no ``submit_time``;
+        defaults to just after the last attempt of ``history``.
+    hardware_types : list of str, optional
+        Candidates; defaults to every type in the catalog introduced by then.
+
+    Returns
+    -------
+    DataFrame
+        One row per (job, hardware type) with ``trainer_count`` and
+        ``predicted_throughput``, ready for :func:`~leapml.rank_candidates`.
+    """
+    if at is None:
+        if "submit_time" in jobs:
+            at = jobs["submit_time"]
+        else:
+            at = history["submit_time"].max() + pd.Timedelta(seconds=1)
+    if hardware_types is None:
+        latest = pd.Series(at).max() if not np.isscalar(at) else pd.Timestamp(at)
+        hardware_types = hardware.loc[hardware["introduced"] <= latest, "hardware_type"].astype(str).tolist()
+    candidates = candidate_rows(jobs, list(hardware_types), at=at)
+    X = build_features(candidates, hardware, history=history)
+    out = candidates[["job_id", "hardware_type", "trainer_count"]].copy()
+    out["hardware_type"] = out["hardware_type"].astype(str)
+    out["predicted_throughput"] = np.asarray(model.predict(X), dtype=float)
+    return out.reset_index(drop=True)
+
+
+def place(
+    model,
+    jobs: pd.DataFrame,
+    hardware: pd.DataFrame,
+    *,
+    history: pd.DataFrame,
+    at=None,
+    hardware_types=None,
+    top_k: int | None = None,
+) -> pd.DataFrame:
+    """Rank every candidate hardware type of each job by predicted throughput per cost.
+
+    :func:`predict_candidates` followed by :func:`~leapml.rank_candidates`
+    with the catalog's cost per device-hour (times the job's trainer count).
+
+    Returns
+    -------
+    DataFrame
+        The ranked candidates, best first within each job.
+    """
+    predictions = predict_candidates(
+        model, jobs, hardware, history=history, at=at, hardware_types=hardware_types
+    )
+    cost = dict(
+        zip(hardware["hardware_type"].astype(str), hardware["cost_per_device_hour"], strict=True)
+    )
+    return rank_candidates(predictions, cost=cost, top_k=top_k)
