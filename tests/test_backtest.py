@@ -1,0 +1,121 @@
+"""The nightly backtest: what it counts, what it compares, and that it never peeks."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from leapml.backtest import CEILING, held_out, nightly
+
+
+@pytest.fixture(scope="module")
+def result(tiny_fleet, quick_models):
+    return nightly(
+        tiny_fleet.attempts,
+        tiny_fleet.hardware,
+        models=quick_models,
+        window_days=5,
+        nights=2,
+        oracle=tiny_fleet.expected_throughput,
+        regret_jobs=150,
+        progress=False,
+    )
+
+
+def test_scores_count_every_completed_attempt_of_each_night(tiny_fleet, result):
+    attempts = tiny_fleet.attempts
+    ok = attempts[attempts["status"] == "ok"]
+    day = ok["submit_time"].dt.floor("D")
+    for night, rows in result.scores[result.scores["slice"] == "all"].groupby("night"):
+        assert (rows["n_attempts"] == int((day == night).sum())).all()
+
+
+def test_deciles_partition_the_night(result):
+    scores = result.scores
+    for _key, rows in scores.groupby(["night", "model"]):
+        total = rows.loc[rows["slice"] == "all", "n_attempts"].item()
+        deciles = rows[rows["slice"].str.startswith("decile_")]
+        assert len(deciles) == 10
+        assert deciles["n_attempts"].sum() == total
+
+
+def test_metrics_are_shares_and_ordered(result):
+    scores = result.scores
+    for column in ("within_20", "within_10", "within_20_by_device_hours", "coverage"):
+        assert scores[column].between(0, 1).all(), column
+    assert (scores["within_20"] >= scores["within_10"]).all()
+
+
+def test_table_abstains_and_table_covered_slice_matches_its_predictions(result):
+    scores = result.scores.set_index(["night", "model", "slice"])
+    preds = result.predictions
+    for night, rows in preds.groupby("night"):
+        covered = int(rows["predicted_lookup_table"].notna().sum())
+        assert scores.loc[(night, "leap", "table_covered"), "n_attempts"] == covered
+        assert scores.loc[(night, "leap", "all"), "coverage"] == 1.0
+        assert scores.loc[(night, "lookup_table", "all"), "coverage"] < 1.0
+
+
+def test_ceiling_policy_has_no_regret_and_every_regret_is_a_share(result):
+    regret = result.regret
+    assert set(regret["policy"]) >= {"leap", CEILING, "cheapest_feasible", "stay_on_last_hardware"}
+    assert regret["regret"].between(0, 1).all()
+    assert np.allclose(regret.loc[regret["policy"] == CEILING, "regret"], 0.0)
+    summary = result.regret_summary()
+    assert summary.loc[CEILING, "optimal_share"] == 1.0
+
+
+def test_the_future_does_not_change_a_night(tiny_fleet, quick_models):
+    attempts = tiny_fleet.attempts
+    night = attempts["submit_time"].dt.floor("D").min() + pd.Timedelta(days=5)
+    kwargs = {"models": quick_models, "window_days": 5, "nights": 1, "progress": False}
+    before = nightly(attempts, tiny_fleet.hardware, **kwargs)
+    later = attempts["submit_time"] >= night + pd.Timedelta(days=1)
+    changed = attempts.copy()
+    changed.loc[later, "throughput"] = changed.loc[later, "throughput"] * 7.0
+    changed.loc[later, "expected_throughput"] = changed.loc[later, "expected_throughput"] * 7.0
+    after = nightly(changed, tiny_fleet.hardware, **kwargs)
+    pd.testing.assert_frame_equal(before.scores, after.scores)
+
+
+def test_same_seed_same_tables(tiny_fleet, quick_models):
+    kwargs = {"models": quick_models, "window_days": 5, "nights": 1, "progress": False}
+    first = nightly(tiny_fleet.attempts, tiny_fleet.hardware, **kwargs)
+    second = nightly(tiny_fleet.attempts, tiny_fleet.hardware, **kwargs, n_jobs=2)
+    pd.testing.assert_frame_equal(first.scores, second.scores)
+
+
+def test_summary_and_published_comparison(result):
+    summary = result.summary()
+    assert summary.loc["leap", "nights"] == 2
+    assert summary.loc["leap", "min"] <= summary.loc["leap", "median"] <= summary.loc["leap", "max"]
+    comparison = result.published_comparison()
+    assert comparison["published"].notna().all()
+    assert comparison["ours"].between(0, 1).all()
+
+
+def test_bad_windows_are_refused(tiny_fleet):
+    with pytest.raises(ValueError, match="before the first night"):
+        nightly(tiny_fleet.attempts, tiny_fleet.hardware, window_days=40, progress=False)
+    with pytest.raises(ValueError, match="models is empty"):
+        nightly(tiny_fleet.attempts, tiny_fleet.hardware, models={}, progress=False)
+    with pytest.raises(ValueError, match=">= 1"):
+        nightly(tiny_fleet.attempts, tiny_fleet.hardware, window_days=0, progress=False)
+
+
+def test_held_out_hardware_reports_the_drop(tiny_fleet, quick_models):
+    table = held_out(
+        tiny_fleet.attempts,
+        tiny_fleet.hardware,
+        by="hardware_type",
+        n_groups=2,
+        model=quick_models["leap"],
+        window_days=5,
+        progress=False,
+    )
+    assert len(table) == 2
+    assert np.allclose(table["drop_points"], 100 * (table["in_distribution"] - table["held_out"]))
+    assert (table["n_attempts"] > 0).all()
+    with pytest.raises(ValueError, match="not in the log"):
+        held_out(tiny_fleet.attempts, tiny_fleet.hardware, groups=["no-such-type"], window_days=5)

@@ -1,0 +1,112 @@
+"""The ``leapml`` command, called through ``main([...])`` as a user would type it."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from leapml.cli import main
+
+
+@pytest.fixture(scope="module")
+def fleet_dir(tmp_path_factory):
+    path = tmp_path_factory.mktemp("fleet")
+    assert main(["simulate", "--preset", "tiny", "--days", "6", "--seed", "3", "--out", str(path)]) == 0
+    return path
+
+
+@pytest.fixture(scope="module")
+def model_file(fleet_dir, tmp_path_factory):
+    path = tmp_path_factory.mktemp("model") / "model.leap"
+    code = main(["fit", "--fleet", str(fleet_dir), "--out", str(path),
+                 "--window-days", "5", "--n-estimators", "10"])
+    assert code == 0
+    return path
+
+
+def test_simulate_writes_a_fleet_that_loads_back(fleet_dir):
+    from leapml.fleet import load_fleet, simulate
+
+    loaded = load_fleet(fleet_dir)
+    fresh = simulate("tiny", days=6, seed=3)
+    assert len(loaded.attempts) == len(fresh.attempts)
+    assert loaded.attempts["throughput"].equals(fresh.attempts["throughput"])
+
+
+def test_describe_prints_the_calibration_table(fleet_dir, capsys):
+    assert main(["describe", str(fleet_dir)]) == 0
+    out = capsys.readouterr().out
+    assert "attempts" in out and "hardware" in out
+
+
+def test_rank_orders_every_candidate_of_each_submission(fleet_dir, model_file, tmp_path):
+    from leapml.fleet import load_fleet
+
+    fleet = load_fleet(fleet_dir)
+    submissions = fleet.jobs.head(4).drop(columns=[c for c in fleet.jobs if c.startswith("_")])
+    sub_path = tmp_path / "submissions.csv"
+    submissions.to_csv(sub_path, index=False)
+    out = tmp_path / "ranked.csv"
+    code = main(["rank", "--model", str(model_file), "--fleet", str(fleet_dir),
+                 "--submissions", str(sub_path), "--out", str(out)])
+    assert code == 0
+    ranked = pd.read_csv(out)
+    assert ranked["job_id"].nunique() == 4
+    for _, rows in ranked.groupby("job_id"):
+        assert list(rows["rank"]) == list(range(1, len(rows) + 1))
+        per_cost = rows["throughput_per_cost"].dropna().to_numpy()
+        assert (per_cost[:-1] >= per_cost[1:]).all()
+
+
+def test_predict_scores_each_submission_on_its_hardware(fleet_dir, model_file, tmp_path):
+    from leapml.fleet import load_fleet
+
+    fleet = load_fleet(fleet_dir)
+    rows = fleet.attempts[fleet.attempts["status"] == "ok"].tail(5)
+    keep = ["job_id", "model_type", "model_family", "trainer_count", "batch_size", "precision",
+            "seq_len", "parallelism", "hardware_type"]
+    path = tmp_path / "submissions.parquet"
+    rows[keep].to_parquet(path)
+    out = tmp_path / "predicted.csv"
+    assert main(["predict", "--model", str(model_file), "--fleet", str(fleet_dir),
+                 "--submissions", str(path), "--out", str(out)]) == 0
+    predicted = pd.read_csv(out)
+    assert len(predicted) == 5
+    assert (predicted["predicted_throughput"] > 0).all()
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["fit", "--attempts", "no-such-file.parquet", "--hardware", "no.csv", "--out", "m.leap"],
+        ["fit", "--out", "m.leap"],
+        ["describe", "no-such-folder"],
+        ["rank", "--model", "no-such-model.leap", "--fleet", "x", "--submissions", "s.csv"],
+        ["simulate", "--preset", "galactic", "--out", "x"],
+    ],
+)
+def test_bad_input_prints_one_line_and_fails(argv, capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    code = main(argv)
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1
+    assert err.startswith(f"leapml {argv[0]}: error:")
+
+
+def test_help_of_every_subcommand(capsys):
+    for command in ("demo", "simulate", "describe", "fit", "predict", "rank", "backtest"):
+        assert main([command, "--help"]) == 0
+        assert "usage: leapml " + command in capsys.readouterr().out
+
+
+def test_backtest_writes_a_report(fleet_dir, tmp_path):
+    out = tmp_path / "report"
+    code = main(["backtest", "--fleet", str(fleet_dir), "--out", str(out), "--nights", "1",
+                 "--window-days", "5", "--n-estimators", "10", "--quiet"])
+    assert code == 0
+    text = (out / "report.md").read_text()
+    assert "Against the published figures" in text
+    scores = pd.read_csv(out / "scores.csv")
+    assert set(scores["model"]) >= {"leap", "lookup_table", "single_lightgbm"}
