@@ -1,0 +1,394 @@
+"""The cascade: per-bin median regressors fitted by hard EM, and the bin router.
+
+Every array here is plain numpy: ``X`` is a float64 matrix whose categorical
+columns already hold integer codes (NaN for missing), ``log_y`` is
+``log(throughput)``. Validation and pandas handling live in
+:mod:`leapml.regressor`.
+
+Two kinds of sub-models are supported:
+
+* LightGBM models (the default, or a user's ``LGBMRegressor`` /
+  ``LGBMClassifier``): trained with the native API on one
+  :class:`lightgbm.Dataset` whose features are binned once; each bin's expert
+  trains on a row subset of it, and the fitted models are
+  :class:`lightgbm.Booster` objects.
+* Any other scikit-learn style estimator: cloned and fitted on row subsets.
+
+Small bins have a defined behaviour: a bin that holds no row after a
+reassignment keeps the expert it had; a bin that holds a single row gets a
+:class:`ConstantModel` predicting that row's log throughput.
+"""
+
+from __future__ import annotations
+
+import numbers
+from dataclasses import dataclass, field
+
+import lightgbm as lgb
+import numpy as np
+from sklearn.base import clone
+
+__all__ = [
+    "CascadeResult",
+    "ConstantModel",
+    "default_classifier",
+    "default_regressor",
+    "fit_cascade",
+    "fit_router",
+    "lightgbm_params",
+    "predict_expert",
+    "predict_router",
+]
+
+#: Bins with fewer rows than this get a constant model instead of a fitted one.
+MIN_ROWS_TO_FIT = 2
+
+#: Below this many rows, LightGBM predicts on one thread (threads cost more than they save).
+_SMALL_BATCH = 20_000
+
+# Parameters the shared Dataset is built with; the router reuses the Dataset
+# only when its own values for these agree.
+_DATASET_KEYS = ("max_bin", "min_data_in_bin", "bin_construct_sample_cnt", "use_missing",
+                 "zero_as_missing", "linear_tree", "data_random_seed", "subsample_for_bin")
+
+
+def default_regressor():
+    """The expert used when ``regressor=None``: a LightGBM median (L1) regressor.
+
+    Examples
+    --------
+    >>> default_regressor().get_params()["objective"]
+    'l1'
+    """
+    return lgb.LGBMRegressor(objective="l1", n_estimators=100, learning_rate=0.1,
+                             num_leaves=31, min_child_samples=20, verbose=-1)
+
+
+def default_classifier():
+    """The router used when ``classifier=None``: a LightGBM multiclass model.
+
+    A multiclass model grows one tree per bin and round, so it costs about
+    ``n_bins`` regressors; fewer rounds at a higher learning rate, and a row
+    subsample of one half per round, keep it near the cost of the experts.
+
+    Examples
+    --------
+    >>> default_classifier().get_params()["n_estimators"]
+    50
+    """
+    return lgb.LGBMClassifier(n_estimators=50, learning_rate=0.15, num_leaves=31,
+                              min_child_samples=20, subsample=0.5, subsample_freq=1,
+                              verbose=-1)
+
+
+@dataclass
+class ConstantModel:
+    """A model that predicts one value for every row (log throughput or a bin index).
+
+    Examples
+    --------
+    >>> ConstantModel(2.5).predict(np.zeros((3, 1)))
+    array([2.5, 2.5, 2.5])
+    """
+
+    value: float
+
+    def predict(self, X):
+        return np.full(len(X), float(self.value))
+
+
+@dataclass
+class CascadeResult:
+    """What :func:`fit_cascade` returns."""
+
+    experts: list
+    assignment: np.ndarray
+    n_iter: int
+    moved: list = field(default_factory=list)
+    train_loss: list = field(default_factory=list)
+    dataset: object = None
+
+
+def lightgbm_params(estimator, *, seed, num_threads):
+    """Native LightGBM parameters equivalent to a LightGBM scikit-learn ``estimator``.
+
+    ``seed`` and ``num_threads`` fill ``random_state`` / ``n_jobs`` when the
+    estimator leaves them unset. ``deterministic`` is switched on so that the
+    same seed gives the same model whatever the number of threads.
+
+    Examples
+    --------
+    >>> p = lightgbm_params(default_regressor(), seed=0, num_threads=1)
+    >>> p["objective"], p["num_iterations"], p["deterministic"]
+    ('l1', 100, True)
+    """
+    params = {k: v for k, v in estimator.get_params().items() if v is not None}
+    for key in ("importance_type", "class_weight"):
+        params.pop(key, None)
+    num_iterations = params.pop("n_estimators", 100)
+    est_threads = params.pop("n_jobs", None)
+    est_seed = params.pop("random_state", None)
+    if isinstance(est_seed, numbers.Integral):
+        seed = int(est_seed)
+    elif est_seed is not None:
+        # a RandomState instance: draw the seed from it, as scikit-learn does
+        seed = int(est_seed.randint(np.iinfo(np.int32).max))
+    if est_threads is not None and est_threads > 0:
+        num_threads = int(est_threads)
+    params.update(
+        num_iterations=int(num_iterations),
+        seed=int(seed),
+        num_threads=int(num_threads),
+        deterministic=True,
+        force_col_wise=True,
+        # the shared Dataset must not drop features based on one model's min_data_in_leaf
+        feature_pre_filter=False,
+    )
+    params.setdefault("verbose", -1)
+    return params
+
+
+def _is_lightgbm(estimator):
+    return isinstance(estimator, lgb.LGBMModel)
+
+
+def _weighted_median(values, weight):
+    if weight is None:
+        return float(np.median(values))
+    order = np.argsort(values, kind="stable")
+    cumulative = np.cumsum(weight[order])
+    if cumulative[-1] <= 0:
+        return float(np.median(values))
+    return float(values[order][np.searchsorted(cumulative, cumulative[-1] / 2.0)])
+
+
+def predict_expert(model, X, *, num_threads=1):
+    """Log-throughput predictions of one expert on the rows of ``X``.
+
+    Examples
+    --------
+    >>> predict_expert(ConstantModel(1.0), np.zeros((2, 3)))
+    array([1., 1.])
+    """
+    if len(X) == 0:
+        return np.empty(0)
+    if isinstance(model, lgb.Booster):
+        threads = 1 if len(X) < _SMALL_BATCH else num_threads
+        return model.predict(X, num_threads=threads)
+    return np.asarray(model.predict(X), dtype=np.float64).ravel()
+
+
+class _LightGBMTrainer:
+    """Fits experts on row subsets of one LightGBM Dataset binned once."""
+
+    def __init__(self, params, X, log_y, sample_weight, categorical):
+        self.params = params
+        self.dataset = lgb.Dataset(
+            X, label=log_y, weight=sample_weight,
+            categorical_feature=categorical if categorical else "auto",
+            params={k: v for k, v in params.items() if k != "num_iterations"},
+            free_raw_data=False,
+        ).construct()
+
+    def fit(self, rows, k):
+        params = dict(self.params, seed=self.params["seed"] + k)
+        subset = self.dataset.subset(rows)
+        return lgb.train(params, subset, num_boost_round=params["num_iterations"])
+
+
+class _EstimatorTrainer:
+    """Fits clones of a scikit-learn style estimator on row subsets."""
+
+    def __init__(self, estimator, X, log_y, sample_weight, seed):
+        self.estimator, self.X, self.log_y = estimator, X, log_y
+        self.sample_weight, self.seed = sample_weight, seed
+        self.dataset = None
+
+    def fit(self, rows, k):
+        model = clone(self.estimator)
+        if "random_state" in model.get_params() and model.get_params()["random_state"] is None:
+            model.set_params(random_state=self.seed + k)
+        if self.sample_weight is None:
+            model.fit(self.X[rows], self.log_y[rows])
+        else:
+            model.fit(self.X[rows], self.log_y[rows], sample_weight=self.sample_weight[rows])
+        return model
+
+
+def fit_cascade(X, log_y, initial_bins, n_bins, *, regressor, sample_weight=None,
+                categorical=(), max_iter=10, tol=0.01, seed=0, num_threads=1):
+    """Fit one median regressor per bin and reassign rows until few move.
+
+    Each iteration fits every non-empty bin's expert on the rows assigned to
+    it, then moves every row to the expert with the smallest absolute log
+    error on it (keeping its current bin on ties). The loop stops when the
+    (weighted) share of rows that moved is below ``tol`` or after
+    ``max_iter`` iterations. The experts returned are the ones of the last
+    iteration and ``assignment`` is where they place each row: the labels the
+    router learns.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+    log_y : ndarray of shape (n_samples,)
+    initial_bins : ndarray of int of shape (n_samples,)
+        Starting bin of every row, in ``[0, n_bins)``.
+    n_bins : int
+    regressor : estimator
+        A LightGBM scikit-learn regressor (trained natively) or any estimator
+        with ``fit(X, y, sample_weight=...)`` and ``predict(X)``.
+    sample_weight : ndarray of shape (n_samples,), default=None
+    categorical : sequence of int
+        Columns of ``X`` that hold category codes (LightGBM only).
+    max_iter : int
+    tol : float
+    seed, num_threads : int
+
+    Returns
+    -------
+    CascadeResult
+        ``moved[t]`` is the share of rows reassigned at iteration ``t`` and
+        ``train_loss[t]`` the (weighted) mean absolute log error of each row's
+        expert after that reassignment.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.uniform(size=(60, 2))
+    >>> log_y = np.where(X[:, 0] > 0.5, 3.0, 0.0) + X[:, 1]
+    >>> from sklearn.tree import DecisionTreeRegressor
+    >>> result = fit_cascade(X, log_y, (log_y > 1.5).astype(int), 2,
+    ...                      regressor=DecisionTreeRegressor(max_depth=2))
+    >>> len(result.experts), result.n_iter >= 1
+    (2, True)
+    """
+    n = len(log_y)
+    weight = None if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+    assignment = np.asarray(initial_bins, dtype=np.intp).copy()
+    total_weight = n if weight is None else float(weight.sum())
+    if total_weight <= 0:
+        total_weight, weight_for_share = n, None
+    else:
+        weight_for_share = weight
+    counts = np.bincount(assignment, minlength=n_bins)
+    trainer = None
+    if np.any(counts >= MIN_ROWS_TO_FIT):
+        if _is_lightgbm(regressor):
+            params = lightgbm_params(regressor, seed=seed, num_threads=num_threads)
+            params.setdefault("objective", "l1")
+            trainer = _LightGBMTrainer(params, X, log_y, weight, list(categorical))
+        else:
+            trainer = _EstimatorTrainer(regressor, X, log_y, weight, seed)
+    experts = [ConstantModel(_weighted_median(log_y, weight))] * n_bins
+    result = CascadeResult(experts=experts, assignment=assignment, n_iter=0,
+                           dataset=getattr(trainer, "dataset", None))
+    rows_index = np.arange(n)
+    for iteration in range(max(int(max_iter), 1)):
+        order = np.argsort(assignment, kind="stable")
+        bounds = np.searchsorted(assignment[order], np.arange(n_bins + 1))
+        for k in range(n_bins):
+            rows = np.sort(order[bounds[k]:bounds[k + 1]])
+            if rows.size == 0:
+                continue  # an empty bin keeps its previous expert
+            if rows.size < MIN_ROWS_TO_FIT:
+                w = None if weight is None else weight[rows]
+                experts[k] = ConstantModel(_weighted_median(log_y[rows], w))
+            else:
+                experts[k] = trainer.fit(rows, k)
+        errors = np.empty((n, n_bins))
+        for k, model in enumerate(experts):
+            errors[:, k] = np.abs(predict_expert(model, X, num_threads=num_threads) - log_y)
+        best = np.argmin(errors, axis=1)
+        current = errors[rows_index, assignment]
+        # keep a row where it is unless another expert is strictly better
+        new_assignment = np.where(current <= errors[rows_index, best], assignment, best)
+        changed = new_assignment != assignment
+        if weight_for_share is None:
+            moved = float(changed.mean())
+            loss = float(errors[rows_index, new_assignment].mean())
+        else:
+            moved = float(weight_for_share[changed].sum() / total_weight)
+            loss = float(np.average(errors[rows_index, new_assignment], weights=weight))
+        assignment = new_assignment
+        result.moved.append(moved)
+        result.train_loss.append(loss)
+        result.n_iter = iteration + 1
+        if moved < tol:
+            break
+    result.experts = list(experts)
+    result.assignment = assignment
+    return result
+
+
+def fit_router(X, labels, n_bins, *, classifier, sample_weight=None, categorical=(),
+               dataset=None, seed=0, num_threads=1):
+    """Fit the classifier that predicts each row's bin from its features.
+
+    Returns a :class:`lightgbm.Booster` (LightGBM classifiers), a fitted clone
+    of ``classifier``, or a :class:`ConstantModel` when a single bin holds
+    every row (there is nothing to classify).
+
+    Examples
+    --------
+    >>> X = np.arange(20.0).reshape(-1, 1)
+    >>> router = fit_router(X, (X[:, 0] > 9).astype(int), 2,
+    ...                     classifier=default_classifier().set_params(n_estimators=5,
+    ...                                                                min_child_samples=5))
+    >>> predict_router(router, X[[0, 19]], 2).argmax(axis=1)
+    array([0, 1])
+    """
+    labels = np.asarray(labels, dtype=np.intp)
+    present = np.unique(labels)
+    if n_bins < 2 or present.size < 2:
+        return ConstantModel(float(present[0]))
+    if _is_lightgbm(classifier):
+        params = lightgbm_params(classifier, seed=seed, num_threads=num_threads)
+        params.update(objective="multiclass", num_class=int(n_bins))
+        params.pop("num_class_", None)
+        reuse = dataset is not None and all(
+            params.get(key) == dataset.params.get(key) for key in _DATASET_KEYS
+        )
+        if reuse:
+            dataset.set_label(labels.astype(np.float64))
+            train_set = dataset
+        else:
+            train_set = lgb.Dataset(
+                X, label=labels.astype(np.float64), weight=sample_weight,
+                categorical_feature=list(categorical) if len(categorical) else "auto",
+                params={k: v for k, v in params.items() if k != "num_iterations"},
+                free_raw_data=False,
+            )
+        return lgb.train(params, train_set, num_boost_round=params["num_iterations"])
+    model = clone(classifier)
+    if "random_state" in model.get_params() and model.get_params()["random_state"] is None:
+        model.set_params(random_state=seed)
+    if sample_weight is None:
+        model.fit(X, labels)
+    else:
+        model.fit(X, labels, sample_weight=sample_weight)
+    return model
+
+
+def predict_router(router, X, n_bins, *, num_threads=1):
+    """Bin probabilities, shape ``(n_samples, n_bins)``, from a fitted router.
+
+    Examples
+    --------
+    >>> predict_router(ConstantModel(1.0), np.zeros((2, 1)), 3)
+    array([[0., 1., 0.],
+           [0., 1., 0.]])
+    """
+    n = len(X)
+    if isinstance(router, ConstantModel):
+        proba = np.zeros((n, n_bins))
+        proba[:, int(router.value)] = 1.0
+        return proba
+    if n == 0:
+        return np.zeros((0, n_bins))
+    if isinstance(router, lgb.Booster):
+        threads = 1 if n < _SMALL_BATCH else num_threads
+        return np.asarray(router.predict(X, num_threads=threads)).reshape(n, n_bins)
+    raw = np.asarray(router.predict_proba(X), dtype=np.float64)
+    proba = np.zeros((n, n_bins))
+    proba[:, np.asarray(router.classes_, dtype=np.intp)] = raw
+    return proba

@@ -1,0 +1,388 @@
+"""``LeapRegressor``: a 13-bin cascade of median regressors behind a bin classifier."""
+
+from __future__ import annotations
+
+from numbers import Integral, Real
+
+import numpy as np
+import pandas as pd
+from joblib import effective_n_jobs
+from sklearn.base import BaseEstimator, RegressorMixin, _fit_context
+from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
+from sklearn.utils.validation import (
+    _check_sample_weight,
+    check_array,
+    check_consistent_length,
+    check_is_fitted,
+    column_or_1d,
+    validate_data,
+)
+
+from leapml._binning import assign_bins, equal_frequency_edges
+from leapml._cascade import (
+    default_classifier,
+    default_regressor,
+    fit_cascade,
+    fit_router,
+    predict_expert,
+    predict_router,
+)
+
+__all__ = ["LeapRegressor"]
+
+
+def _is_categorical(series):
+    dtype = series.dtype
+    return isinstance(dtype, pd.CategoricalDtype) or dtype == object or pd.api.types.is_string_dtype(dtype)
+
+
+def _learn_categories(series):
+    if isinstance(series.dtype, pd.CategoricalDtype):
+        return list(series.cat.categories.tolist())
+    values = pd.Index(pd.unique(series.dropna()))
+    try:
+        values = values.sort_values()
+    except TypeError:
+        pass  # mixed types cannot be sorted: keep the order of first appearance
+    return values.tolist()
+
+
+def _encode_column(values, categories):
+    # matching is by value, so a category unseen in fit becomes -1 and then NaN
+    codes = pd.Categorical(values, categories=categories).codes.astype(np.float64)
+    codes[codes < 0] = np.nan
+    return codes
+
+
+class LeapRegressor(RegressorMixin, BaseEstimator):
+    """Throughput regressor: equal-frequency log bins, per-bin median experts, a bin router.
+
+    The target (throughput, > 0) is modelled on a log scale. ``log(y)`` is cut
+    into ``n_bins`` equal-frequency bins; one median regressor is fitted per
+    bin; every training row is then reassigned to the expert with the
+    smallest absolute log error on it and the experts are refitted, until the
+    share of rows that moved falls below ``tol`` or ``max_iter`` iterations
+    have run (hard EM). A multiclass classifier then learns to predict each
+    row's final bin from the features alone. ``predict`` uses the expert of the
+    most probable bin (``combine="hard"``) or blends all experts' log
+    predictions by the bin probabilities (``combine="soft"``). See
+    ``docs/method.md`` for the method and its edge cases.
+
+    Parameters
+    ----------
+    n_bins : int, default=13
+        Requested number of bins. Fewer are used when ``y`` has fewer distinct
+        values (see ``n_bins_``).
+    max_iter : int, default=10
+        Maximum number of fit-and-reassign iterations.
+    tol : float, default=0.01
+        Stop when the (weighted) share of rows reassigned in an iteration is
+        below ``tol``.
+    combine : {"hard", "soft"}, default="hard"
+        How the router's probabilities turn into a prediction.
+    regressor : estimator, default=None
+        The per-bin expert, fitted on ``log(y)``. ``None`` uses a LightGBM
+        median (L1) regressor with 100 trees. LightGBM regressors are trained
+        with the native API on one shared, once-binned Dataset and stored as
+        :class:`lightgbm.Booster`; when a LightGBM regressor's ``objective`` is
+        unset, L1 (the median) is used. Any other estimator with
+        ``fit(X, y, sample_weight=...)`` and ``predict`` is cloned per bin.
+    classifier : estimator, default=None
+        The router, predicting the bin. ``None`` uses a LightGBM multiclass
+        model (50 rounds, learning rate 0.15, half the rows per round). Any
+        estimator with ``fit`` and ``predict_proba`` works.
+    n_jobs : int, default=None
+        Threads for LightGBM (``None`` means 1, ``-1`` all cores). Results do
+        not depend on it.
+    random_state : int, RandomState instance or None, default=None
+        Seeds every sub-model; an int gives identical models on every fit.
+
+    Attributes
+    ----------
+    bin_edges_ : ndarray of shape (n_bins_ + 1,)
+        Edges of the initial equal-frequency bins, on ``log(y)``.
+    n_bins_ : int
+        Number of bins used: ``min(n_bins, number of distinct y)``.
+    regressors_ : list of length n_bins_
+        The fitted experts (predicting ``log(y)``): :class:`lightgbm.Booster`
+        for LightGBM experts, fitted clones of ``regressor`` otherwise, or a
+        constant model for a bin that held a single row.
+    classifier_ : object
+        The fitted router (:class:`lightgbm.Booster` for LightGBM), or a
+        constant model when only one bin is used.
+    n_iter_ : int
+        Number of fit-and-reassign iterations run.
+    moved_ : ndarray of shape (n_iter_,)
+        Share of training rows reassigned at each iteration.
+    train_loss_ : ndarray of shape (n_iter_,)
+        Mean absolute log error of each row's assigned expert after each
+        iteration's reassignment.
+    categories_ : list of length n_features_in_
+        For each feature, ``None`` (numeric) or the list of categories learned
+        in ``fit``; a category not in the list is treated as missing.
+    n_features_in_ : int
+        Number of features seen in ``fit``.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of the features seen in ``fit``, when ``X`` had string column names.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from lightgbm import LGBMClassifier, LGBMRegressor
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.uniform(size=(300, 3))
+    >>> y = np.exp(6 * X[:, 0] + X[:, 1])
+    >>> model = LeapRegressor(
+    ...     n_bins=4, random_state=0,
+    ...     regressor=LGBMRegressor(n_estimators=20, verbose=-1),
+    ...     classifier=LGBMClassifier(n_estimators=20, verbose=-1),
+    ... ).fit(X, y)
+    >>> model.predict(X[:2]).shape, model.n_bins_
+    ((2,), 4)
+    >>> bool(np.all(model.predict(X) > 0))
+    True
+    """
+
+    _parameter_constraints: dict = {
+        "n_bins": [Interval(Integral, 1, None, closed="left")],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "tol": [Interval(Real, 0, None, closed="left")],
+        "combine": [StrOptions({"hard", "soft"})],
+        "regressor": [HasMethods(["fit", "predict"]), None],
+        "classifier": [HasMethods(["fit", "predict_proba"]), None],
+        "n_jobs": [Integral, None],
+        "random_state": ["random_state"],
+    }
+
+    def __init__(self, *, n_bins=13, max_iter=10, tol=0.01, combine="hard", regressor=None,
+                 classifier=None, n_jobs=None, random_state=None):
+        self.n_bins = n_bins
+        self.max_iter = max_iter
+        self.tol = tol
+        self.combine = combine
+        self.regressor = regressor
+        self.classifier = classifier
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.positive_only = True
+        tags.input_tags.allow_nan = True
+        tags.input_tags.categorical = True
+        tags.input_tags.string = True
+        return tags
+
+    # -- input handling -------------------------------------------------------
+
+    def _encode(self, X, *, reset):
+        """Category columns -> float codes (NaN = missing or unseen); returns what to validate."""
+        if reset:
+            categories = None
+            if isinstance(X, pd.DataFrame):
+                categories = [
+                    _learn_categories(X.iloc[:, j]) if _is_categorical(X.iloc[:, j]) else None
+                    for j in range(X.shape[1])
+                ]
+                if all(c is None for c in categories):
+                    categories = None
+            self.categories_ = categories if categories is not None else [None] * _n_columns(X)
+        categories = self.categories_
+        if all(c is None for c in categories) or _n_columns(X) != len(categories):
+            return X  # nothing to encode, or a shape error validate_data reports
+        if isinstance(X, pd.DataFrame):
+            columns = {}
+            for j, name in enumerate(X.columns):
+                col = X.iloc[:, j]
+                if categories[j] is None:
+                    columns[j] = pd.to_numeric(col, errors="raise").to_numpy(np.float64, na_value=np.nan)
+                else:
+                    columns[j] = _encode_column(col, categories[j])
+            encoded = pd.DataFrame(columns, index=X.index)
+            encoded.columns = X.columns
+            return encoded
+        array = np.asarray(X, dtype=object)
+        out = np.empty(array.shape, dtype=np.float64)
+        for j in range(array.shape[1]):
+            if categories[j] is None:
+                out[:, j] = array[:, j].astype(np.float64)
+            else:
+                out[:, j] = _encode_column(array[:, j], categories[j])
+        return out
+
+    def _validate_X(self, X, *, reset):
+        X = self._encode(X, reset=reset)
+        return validate_data(self, X, reset=reset, dtype=np.float64,
+                             ensure_all_finite="allow-nan", order="C")
+
+    def _threads(self):
+        return 1 if self.n_jobs is None else int(effective_n_jobs(self.n_jobs))
+
+    # -- fit / predict ----------------------------------------------------------
+
+    @_fit_context(prefer_skip_nested_validation=False)
+    def fit(self, X, y, sample_weight=None):
+        """Fit the bins, the per-bin experts and the bin router.
+
+        Parameters
+        ----------
+        X : {array-like, DataFrame} of shape (n_samples, n_features)
+            Features; DataFrame columns of category or string dtype are
+            categorical. NaN means missing.
+        y : array-like of shape (n_samples,)
+            Throughput, strictly positive and finite.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative row weights, used by the bins, every expert and the router.
+
+        Returns
+        -------
+        self : LeapRegressor
+        """
+        if y is None:
+            raise ValueError(
+                f"{type(self).__name__} requires y to be passed, but the target y is None."
+            )
+        X = self._validate_X(X, reset=True)
+        y = column_or_1d(check_array(y, ensure_2d=False, dtype=np.float64,
+                                     ensure_all_finite=False, input_name="y"), warn=True)
+        check_consistent_length(X, y)
+        bad = ~np.isfinite(y) | (y <= 0)
+        if bad.any():
+            raise ValueError(
+                f"y must be a strictly positive, finite throughput: {int(bad.sum())} of "
+                f"{y.size} rows are not ({int(np.isnan(y).sum())} NaN, "
+                f"{int(np.isinf(y).sum())} inf, {int((y <= 0).sum())} <= 0)."
+            )
+        if sample_weight is not None:
+            sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64,
+                                                 ensure_non_negative=True)
+        log_y = np.log(y)
+        edges = equal_frequency_edges(log_y, self.n_bins, sample_weight=sample_weight)
+        n_bins = len(edges) - 1
+        seed = int(check_random_state(self.random_state).randint(np.iinfo(np.int32).max - 1000))
+        threads = self._threads()
+        categorical = [j for j, c in enumerate(self.categories_) if c is not None]
+        regressor = default_regressor() if self.regressor is None else self.regressor
+        classifier = default_classifier() if self.classifier is None else self.classifier
+        result = fit_cascade(
+            X, log_y, assign_bins(log_y, edges), n_bins, regressor=regressor,
+            sample_weight=sample_weight, categorical=categorical, max_iter=self.max_iter,
+            tol=self.tol, seed=seed, num_threads=threads,
+        )
+        self.classifier_ = fit_router(
+            X, result.assignment, n_bins, classifier=classifier, sample_weight=sample_weight,
+            categorical=categorical, dataset=result.dataset, seed=seed + 997,
+            num_threads=threads,
+        )
+        self.bin_edges_ = edges
+        self.n_bins_ = n_bins
+        self.regressors_ = result.experts
+        self.n_iter_ = result.n_iter
+        self.moved_ = np.asarray(result.moved)
+        self.train_loss_ = np.asarray(result.train_loss)
+        return self
+
+    def _proba(self, X):
+        return predict_router(self.classifier_, X, self.n_bins_, num_threads=self._threads())
+
+    def predict_bin_proba(self, X):
+        """Probability of each bin, shape ``(n_samples, n_bins_)``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from lightgbm import LGBMClassifier, LGBMRegressor
+        >>> X = np.arange(40.0).reshape(-1, 1)
+        >>> model = LeapRegressor(n_bins=2, random_state=0,
+        ...                       regressor=LGBMRegressor(n_estimators=5, verbose=-1),
+        ...                       classifier=LGBMClassifier(n_estimators=5, min_child_samples=5,
+        ...                                                 verbose=-1))
+        >>> model.fit(X, np.exp(X[:, 0] / 10)).predict_bin_proba(X[:3]).shape
+        (3, 2)
+        """
+        check_is_fitted(self)
+        return self._proba(self._validate_X(X, reset=False))
+
+    def predict_bin(self, X):
+        """Most probable bin of each row, shape ``(n_samples,)``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from lightgbm import LGBMClassifier, LGBMRegressor
+        >>> X = np.arange(40.0).reshape(-1, 1)
+        >>> model = LeapRegressor(n_bins=2, random_state=0,
+        ...                       regressor=LGBMRegressor(n_estimators=5, verbose=-1),
+        ...                       classifier=LGBMClassifier(n_estimators=5, min_child_samples=5,
+        ...                                                 verbose=-1))
+        >>> model.fit(X, np.exp(X[:, 0] / 10)).predict_bin(X[[0, 39]])
+        array([0, 1])
+        """
+        return np.argmax(self.predict_bin_proba(X), axis=1)
+
+    def predict(self, X):
+        """Predicted throughput, shape ``(n_samples,)``, always > 0.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from lightgbm import LGBMClassifier, LGBMRegressor
+        >>> X = np.arange(40.0).reshape(-1, 1)
+        >>> model = LeapRegressor(n_bins=2, random_state=0,
+        ...                       regressor=LGBMRegressor(n_estimators=5, verbose=-1),
+        ...                       classifier=LGBMClassifier(n_estimators=5, min_child_samples=5,
+        ...                                                 verbose=-1))
+        >>> bool(model.fit(X, np.exp(X[:, 0] / 10)).predict(X).min() > 0)
+        True
+        """
+        check_is_fitted(self)
+        X = self._validate_X(X, reset=False)
+        proba = self._proba(X)
+        threads = self._threads()
+        if self.combine == "soft":
+            log_pred = np.zeros(len(X))
+            for k, model in enumerate(self.regressors_):
+                weight = proba[:, k]
+                if np.any(weight > 0):
+                    log_pred += weight * predict_expert(model, X, num_threads=threads)
+        else:
+            # each row goes only to the expert of its most probable bin
+            chosen = np.argmax(proba, axis=1)
+            log_pred = np.empty(len(X))
+            for k in np.unique(chosen):
+                rows = chosen == k
+                log_pred[rows] = predict_expert(self.regressors_[k], X[rows], num_threads=threads)
+        return np.exp(log_pred)
+
+    def save(self, path):
+        """Save the fitted model to ``path`` in the safe leapml format (see :func:`leapml.io.save`).
+
+        Examples
+        --------
+        >>> import numpy as np, tempfile, pathlib
+        >>> from lightgbm import LGBMClassifier, LGBMRegressor
+        >>> from leapml.io import load
+        >>> X = np.arange(40.0).reshape(-1, 1)
+        >>> model = LeapRegressor(n_bins=2, random_state=0,
+        ...                       regressor=LGBMRegressor(n_estimators=5, verbose=-1),
+        ...                       classifier=LGBMClassifier(n_estimators=5, min_child_samples=5,
+        ...                                                 verbose=-1))
+        >>> path = pathlib.Path(tempfile.mkdtemp()) / "model.leap"
+        >>> _ = model.fit(X, np.exp(X[:, 0] / 10)).save(path)
+        >>> bool(np.array_equal(load(path).predict(X), model.predict(X)))
+        True
+        """
+        from leapml.io import save
+
+        return save(self, path)
+
+
+def _n_columns(X):
+    shape = getattr(X, "shape", None)
+    if shape is not None and len(shape) == 2:
+        return shape[1]
+    try:
+        return len(X[0])
+    except (TypeError, IndexError, KeyError):
+        return -1
