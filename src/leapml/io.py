@@ -252,6 +252,7 @@ def save(model, path: str | os.PathLike) -> Path:
             "max_iter": int(params["max_iter"]),
             "tol": float(params["tol"]),
             "combine": params["combine"],
+            "n_estimators": int(params["n_estimators"]),
             "n_jobs": None if params["n_jobs"] is None else int(params["n_jobs"]),
             "random_state": None if random_state is None else int(random_state),
             "regressor": _estimator_spec(params["regressor"], "regressor"),

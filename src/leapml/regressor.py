@@ -81,16 +81,20 @@ class LeapRegressor(RegressorMixin, BaseEstimator):
         below ``tol``.
     combine : {"hard", "soft"}, default="hard"
         How the router's probabilities turn into a prediction.
+    n_estimators : int, default=100
+        Boosting rounds of each default LightGBM expert; the default router
+        uses half as many (at least 10). Ignored for a user-given
+        ``regressor`` / ``classifier``, which carry their own settings.
     regressor : estimator, default=None
         The per-bin expert, fitted on ``log(y)``. ``None`` uses a LightGBM
-        median (L1) regressor with 100 trees. LightGBM regressors are trained
+        median (L1) regressor with ``n_estimators`` trees. LightGBM regressors are trained
         with the native API on one shared, once-binned Dataset and stored as
         :class:`lightgbm.Booster`; when a LightGBM regressor's ``objective`` is
         unset, L1 (the median) is used. Any other estimator with
         ``fit(X, y, sample_weight=...)`` and ``predict`` is cloned per bin.
     classifier : estimator, default=None
         The router, predicting the bin. ``None`` uses a LightGBM multiclass
-        model (50 rounds, learning rate 0.15, half the rows per round). Any
+        model (``n_estimators // 2`` rounds, learning rate 0.15, half the rows per round). Any
         estimator with ``fit`` and ``predict_proba`` works.
     n_jobs : int, default=None
         Threads for LightGBM (``None`` means 1, ``-1`` all cores). Results do
@@ -149,18 +153,20 @@ class LeapRegressor(RegressorMixin, BaseEstimator):
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "tol": [Interval(Real, 0, None, closed="left")],
         "combine": [StrOptions({"hard", "soft"})],
+        "n_estimators": [Interval(Integral, 1, None, closed="left")],
         "regressor": [HasMethods(["fit", "predict"]), None],
         "classifier": [HasMethods(["fit", "predict_proba"]), None],
         "n_jobs": [Integral, None],
         "random_state": ["random_state"],
     }
 
-    def __init__(self, *, n_bins=13, max_iter=10, tol=0.01, combine="hard", regressor=None,
-                 classifier=None, n_jobs=None, random_state=None):
+    def __init__(self, *, n_bins=13, max_iter=10, tol=0.01, combine="hard", n_estimators=100,
+                 regressor=None, classifier=None, n_jobs=None, random_state=None):
         self.n_bins = n_bins
         self.max_iter = max_iter
         self.tol = tol
         self.combine = combine
+        self.n_estimators = n_estimators
         self.regressor = regressor
         self.classifier = classifier
         self.n_jobs = n_jobs
@@ -263,8 +269,14 @@ class LeapRegressor(RegressorMixin, BaseEstimator):
         seed = int(check_random_state(self.random_state).randint(np.iinfo(np.int32).max - 1000))
         threads = self._threads()
         categorical = [j for j, c in enumerate(self.categories_) if c is not None]
-        regressor = default_regressor() if self.regressor is None else self.regressor
-        classifier = default_classifier() if self.classifier is None else self.classifier
+        regressor = self.regressor
+        if regressor is None:
+            regressor = default_regressor().set_params(n_estimators=self.n_estimators)
+        classifier = self.classifier
+        if classifier is None:
+            classifier = default_classifier().set_params(
+                n_estimators=max(10, self.n_estimators // 2)
+            )
         result = fit_cascade(
             X, log_y, assign_bins(log_y, edges), n_bins, regressor=regressor,
             sample_weight=sample_weight, categorical=categorical, max_iter=self.max_iter,

@@ -1,0 +1,202 @@
+"""Rank candidate hardware types for each job by predicted throughput per unit cost.
+
+Vectorised end to end (one factorisation per key and one ``lexsort``), so the
+same function serves one submission of ~25 candidates and a batch of hundreds
+of thousands of rows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from numbers import Integral
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["rank_candidates"]
+
+
+def _fail_if_missing(frame, columns):
+    missing = [c for c in columns if c is not None and c not in frame.columns]
+    if missing:
+        raise ValueError(
+            f"predictions lacks column(s) {missing}; it has {list(frame.columns)}"
+        )
+
+
+def _float_column(frame, name):
+    try:
+        return pd.to_numeric(frame[name], errors="raise").to_numpy(np.float64, na_value=np.nan)
+    except (TypeError, ValueError) as err:
+        raise ValueError(f"column {name!r} must be numeric: {err}") from err
+
+
+def rank_candidates(predictions, *, cost, job_col="job_id", hardware_col="hardware_type",
+                    prediction_col="predicted_throughput", feasible_col=None, top_k=None,
+                    trainer_col="trainer_count"):
+    """Order each job's candidate hardware types by predicted throughput per unit cost.
+
+    Parameters
+    ----------
+    predictions : DataFrame
+        One row per (job, candidate hardware type) with a predicted throughput.
+    cost : str or mapping
+        Cost per device-hour: the name of a column of ``predictions``, or a
+        mapping from hardware type to cost. It is multiplied by the row's
+        trainer count when the ``trainer_col`` column is present.
+    job_col, hardware_col, prediction_col : str
+        Column names of the job id, the hardware type and the predicted
+        throughput (samples/s; NaN means no prediction).
+    feasible_col : str, default=None
+        Optional boolean column; ``False`` marks a candidate that cannot run
+        (e.g. the job does not fit in its memory).
+    top_k : int, default=None
+        Keep only the ``top_k`` best rows of each job (after ranking, so a job
+        whose candidates are all unrankable still shows its flagged rows).
+    trainer_col : str, default="trainer_count"
+        Column holding the number of devices; ignored when absent.
+
+    Returns
+    -------
+    DataFrame
+        The rows of ``predictions`` (plus the columns below), grouped by job in
+        order of first appearance and ordered best first within each job, with
+        a fresh index:
+
+        - ``cost_per_hour``: cost per device-hour times the trainer count;
+        - ``throughput_per_cost``: predicted throughput / ``cost_per_hour``;
+        - ``rankable``: ``False`` for infeasible candidates and NaN
+          predictions, which always rank after every rankable candidate;
+        - ``rank``: 1 for the best candidate of each job, then 2, 3, ...
+
+        Ties in ``throughput_per_cost`` go to the higher predicted throughput,
+        then to the hardware type that sorts first by name.
+
+    Raises
+    ------
+    ValueError
+        For missing columns, a hardware type without a cost, a cost that is
+        <= 0 or NaN, a trainer count <= 0, a negative or infinite predicted
+        throughput, a non-boolean feasibility column, duplicate (job,
+        hardware type) rows or a ``top_k`` below 1.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> frame = pd.DataFrame({
+    ...     "job_id": [1, 1, 1],
+    ...     "hardware_type": ["a100", "h100", "l4"],
+    ...     "predicted_throughput": [100.0, 250.0, float("nan")],
+    ... })
+    >>> ranked = rank_candidates(frame, cost={"a100": 2.0, "h100": 4.0, "l4": 0.5})
+    >>> ranked[["hardware_type", "throughput_per_cost", "rank", "rankable"]]
+      hardware_type  throughput_per_cost  rank  rankable
+    0          h100                 62.5     1      True
+    1          a100                 50.0     2      True
+    2            l4                  NaN     3     False
+    """
+    if not isinstance(predictions, pd.DataFrame):
+        raise TypeError(f"predictions must be a pandas DataFrame, got {type(predictions).__name__}")
+    if top_k is not None and (not isinstance(top_k, Integral) or isinstance(top_k, bool) or top_k < 1):
+        raise ValueError(f"top_k must be None or an int >= 1, got {top_k!r}")
+    if isinstance(cost, pd.Series):
+        cost = cost.to_dict()
+    cost_is_column = isinstance(cost, str)
+    if not cost_is_column and not isinstance(cost, Mapping):
+        raise TypeError(
+            f"cost must be a column name or a mapping hardware type -> cost, got {type(cost).__name__}"
+        )
+    _fail_if_missing(predictions, [job_col, hardware_col, prediction_col, feasible_col]
+                     + ([cost] if cost_is_column else []))
+    n = len(predictions)
+    hardware = predictions[hardware_col]
+
+    throughput = _float_column(predictions, prediction_col)
+    bad = np.isinf(throughput) | (throughput < 0)
+    if bad.any():
+        raise ValueError(
+            f"{prediction_col!r} must be >= 0 (or NaN for no prediction): {int(bad.sum())} "
+            "row(s) are negative or infinite"
+        )
+
+    hardware_codes, hardware_names = pd.factorize(hardware, sort=False)
+    if cost_is_column:
+        unit_cost = _float_column(predictions, cost)
+        bad = ~(unit_cost > 0)
+        if bad.any():
+            kinds = sorted({str(h) for h in hardware[bad].unique()})
+            raise ValueError(
+                f"cost column {cost!r} must be > 0 and not NaN: {int(bad.sum())} row(s) are "
+                f"not, for hardware type(s) {kinds}"
+            )
+    else:
+        if (hardware_codes < 0).any():
+            raise ValueError(f"{int((hardware_codes < 0).sum())} row(s) have no hardware type")
+        missing = [h for h in hardware_names if h not in cost]
+        if missing:
+            raise ValueError(f"cost has no entry for hardware type(s) {sorted(map(str, missing))}")
+        per_type = np.array([cost[h] for h in hardware_names], dtype=np.float64)
+        bad_types = [str(h) for h, c in zip(hardware_names, per_type, strict=True) if not c > 0]
+        if bad_types:
+            raise ValueError(f"cost must be > 0 and not NaN; it is not for {sorted(bad_types)}")
+        unit_cost = per_type[hardware_codes] if n else np.empty(0)
+
+    if trainer_col is not None and trainer_col in predictions.columns:
+        trainers = _float_column(predictions, trainer_col)
+        bad = ~(trainers > 0)
+        if bad.any():
+            raise ValueError(
+                f"{trainer_col!r} must be > 0 and not NaN: {int(bad.sum())} row(s) are not"
+            )
+        hourly = unit_cost * trainers
+    else:
+        hourly = unit_cost
+
+    if feasible_col is not None:
+        feasible = predictions[feasible_col]
+        if not (pd.api.types.is_bool_dtype(feasible.dtype) and not feasible.isna().any()):
+            raise ValueError(
+                f"feasible column {feasible_col!r} must be boolean without missing values, "
+                f"got dtype {feasible.dtype}"
+            )
+        feasible = feasible.to_numpy(dtype=bool)
+    else:
+        feasible = np.ones(n, dtype=bool)
+
+    job_codes, _ = pd.factorize(predictions[job_col], sort=False, use_na_sentinel=False)
+    # Hardware names sorted as strings give the documented, type-independent tie-break.
+    name_rank = np.argsort(np.argsort(np.asarray([str(h) for h in hardware_names]), kind="stable"))
+    hardware_order = name_rank[hardware_codes] if n else np.empty(0, dtype=np.intp)
+
+    pair = job_codes.astype(np.int64) * max(len(hardware_names), 1) + hardware_codes
+    if n and np.unique(pair).size != n:
+        duplicated = pd.Series(pair).duplicated(keep=False).to_numpy()
+        sample = predictions.loc[duplicated, [job_col, hardware_col]].drop_duplicates().head(5)
+        raise ValueError(
+            f"predictions has {int(duplicated.sum())} rows sharing a ({job_col}, {hardware_col}) "
+            f"pair, e.g. {list(sample.itertuples(index=False, name=None))}; keep one row per pair"
+        )
+
+    per_cost = throughput / hourly
+    rankable = feasible & ~np.isnan(throughput)
+    # lexsort sorts by the last key first; NaN keys are replaced so they sort last
+    order = np.lexsort((
+        hardware_order,
+        np.nan_to_num(-throughput, nan=np.inf),
+        np.nan_to_num(-per_cost, nan=np.inf),
+        ~rankable,
+        job_codes,
+    ))
+    sorted_jobs = job_codes[order]
+    starts = np.flatnonzero(np.r_[True, sorted_jobs[1:] != sorted_jobs[:-1]]) if n else np.empty(0, int)
+    sizes = np.diff(np.r_[starts, n])
+    rank = np.arange(n) - np.repeat(starts, sizes) + 1
+
+    ranked = predictions.iloc[order].reset_index(drop=True)
+    ranked["cost_per_hour"] = hourly[order]
+    ranked["throughput_per_cost"] = per_cost[order]
+    ranked["rankable"] = rankable[order]
+    ranked["rank"] = rank.astype(np.int64)
+    if top_k is not None:
+        ranked = ranked.loc[ranked["rank"].to_numpy() <= top_k].reset_index(drop=True)
+    return ranked
