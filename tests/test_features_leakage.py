@@ -1,0 +1,189 @@
+"""No leakage: features never read the future, the noiseless truth or hidden columns."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from test_features import make_catalog, make_log
+
+from leapml.features import build_features, candidate_rows
+from leapml.schema import LAUNCH_COLUMNS
+
+
+def _features_by_id(log: pd.DataFrame, catalog: pd.DataFrame) -> pd.DataFrame:
+    X = build_features(log, catalog)
+    X.index = pd.Index(log["attempt_id"].to_numpy(), name="attempt_id")
+    return X
+
+
+def _rewrite_future(log: pd.DataFrame, cut: pd.Timestamp, seed: int) -> pd.DataFrame:
+    """Change, delete and add attempts at or after ``cut``; shuffle them among the earlier rows.
+
+    The rows before ``cut`` keep their values and their relative order.
+    """
+    rng = np.random.default_rng(seed)
+    future = (log["submit_time"] >= cut).to_numpy()
+    before, after = log[~future], log[future].copy()
+    n = len(after)
+    # new throughputs and flipped statuses
+    ok = (after["status"] == "ok").to_numpy()
+    flip = rng.random(n) < 0.3
+    new_ok = ok ^ flip
+    after["status"] = pd.Categorical(
+        np.where(new_ok, "ok", "failed"), categories=log["status"].cat.categories
+    )
+    after["throughput"] = np.where(new_ok, np.exp(rng.normal(2.0, 3.0, n)), np.nan)
+    # other hardware and launch sizes
+    types = after["hardware_type"].cat.categories
+    after["hardware_type"] = pd.Categorical(rng.choice(types, n), categories=types)
+    after["batch_size"] = rng.choice([1, 3, 999], n).astype(np.int64)
+    # delete some
+    after = after[rng.random(n) < 0.7]
+    # add new attempts: of known jobs and of new ones, some exactly at the cut
+    extra = log.sample(n=min(len(log), 15), replace=True, random_state=seed).copy()
+    extra["attempt_id"] = np.arange(len(extra)) + log["attempt_id"].max() + 1
+    extra["submit_time"] = cut + pd.to_timedelta(rng.integers(0, 3, len(extra)) * 60, unit="min")
+    extra.loc[extra.index[::3], "job_id"] = "brand-new-job"
+    extra["status"] = pd.Categorical(["ok"] * len(extra), categories=log["status"].cat.categories)
+    extra["throughput"] = np.exp(rng.normal(5.0, 1.0, len(extra)))
+    after = pd.concat([after, extra], ignore_index=True)
+    # interleave the future rows anywhere, keeping the earlier rows in their order
+    key = np.concatenate([np.arange(len(before)), rng.uniform(-0.5, len(before), len(after))])
+    mixed = pd.concat([before, after], ignore_index=True)
+    return mixed.iloc[np.argsort(key, kind="stable")].reset_index(drop=True)
+
+
+def _cut_times(log: pd.DataFrame) -> list[pd.Timestamp]:
+    times = np.sort(log["submit_time"].unique())
+    picks = [0, len(times) // 4, len(times) // 2, (3 * len(times)) // 4, len(times) - 1]
+    return [pd.Timestamp(times[i]) for i in picks]
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_future_attempts_do_not_change_past_features(seed):
+    catalog = make_catalog()
+    log = make_log(seed, 240, n_jobs=25, n_times=40)
+    X = _features_by_id(log, catalog)
+    for k, cut in enumerate(_cut_times(log)):
+        rewritten = _rewrite_future(log, cut, seed=100 * seed + k)
+        # the rewrite did change the future
+        assert not rewritten[rewritten["submit_time"] >= cut].equals(log[log["submit_time"] >= cut])
+        X_rewritten = _features_by_id(rewritten, catalog)
+        past_ids = log.loc[log["submit_time"] < cut, "attempt_id"].to_numpy()
+        assert X_rewritten.loc[past_ids].shape[0] == len(past_ids)
+        pd.testing.assert_frame_equal(X_rewritten.loc[past_ids], X.loc[past_ids], check_exact=True)
+
+
+def test_rewrite_is_seen_by_later_rows():
+    """A control: the same rewrite does change the features of rows after the cut."""
+    catalog = make_catalog()
+    log = make_log(0, 240, n_jobs=25, n_times=40)
+    cut = _cut_times(log)[2]
+    rewritten = _rewrite_future(log, cut, seed=7)
+    X, X_rewritten = _features_by_id(log, catalog), _features_by_id(rewritten, catalog)
+    kept = np.intersect1d(
+        log.loc[log["submit_time"] > cut, "attempt_id"], X_rewritten.index.to_numpy()
+    )
+    later = X_rewritten.loc[kept, "model_type_runs_any_hardware"]
+    assert not later.equals(X.loc[kept, "model_type_runs_any_hardware"])
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_scoring_at_the_cut_ignores_attempts_at_and_after_it(seed):
+    catalog = make_catalog()
+    log = make_log(seed, 240, n_jobs=25, n_times=40)
+    jobs = log.drop_duplicates("job_id")[["job_id", *LAUNCH_COLUMNS]]
+    for k, cut in enumerate(_cut_times(log)[1:]):
+        rewritten = _rewrite_future(log, cut, seed=10 * seed + k)
+        # ties: a submission at exactly the cut must not see attempts submitted at the cut
+        for at in (cut, cut - pd.Timedelta(minutes=1)):
+            rows = candidate_rows(jobs, catalog, at=at)
+            pd.testing.assert_frame_equal(
+                build_features(rows, catalog, history=rewritten),
+                build_features(rows, catalog, history=log),
+                check_exact=True,
+            )
+
+
+def _with_truth(seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """A log whose throughput is a noisy copy of a per-(job, hardware) truth."""
+    rng = np.random.default_rng(seed)
+    catalog = make_catalog()
+    log = make_log(seed, 300, n_jobs=20, n_times=120)
+    job_effect = {j: rng.normal(3.0, 2.0) for j in log["job_id"].unique()}
+    hw_effect = {h: rng.normal(0.0, 0.5) for h in catalog["hardware_type"]}
+    truth = np.exp(
+        log["job_id"].map(job_effect).to_numpy(float)
+        + log["hardware_type"].astype(str).map(hw_effect).to_numpy(float)
+    )
+    ok = (log["status"] == "ok").to_numpy()
+    log["throughput"] = np.where(ok, truth * np.exp(rng.normal(0.0, 0.1, len(log))), np.nan)
+    log["expected_throughput"] = truth
+    log["_variant"] = rng.normal(size=len(log))
+    log["_throughput_copy"] = log["throughput"]
+    return log, catalog
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_truth_and_hidden_columns_never_reach_features(seed):
+    log, catalog = _with_truth(seed)
+    X = build_features(log, catalog)
+    rng = np.random.default_rng(seed)
+    altered = log.assign(
+        expected_throughput=rng.permutation(log["expected_throughput"].to_numpy()) * 10.0,
+        _variant=np.nan,
+        _throughput_copy=rng.permutation(log["_throughput_copy"].to_numpy()),
+    )
+    pd.testing.assert_frame_equal(build_features(altered, catalog), X, check_exact=True)
+    garbage = log.assign(expected_throughput="not a number", _variant=None)
+    pd.testing.assert_frame_equal(build_features(garbage, catalog), X, check_exact=True)
+    dropped = log.drop(columns=["expected_throughput", "_variant", "_throughput_copy"])
+    pd.testing.assert_frame_equal(build_features(dropped, catalog), X, check_exact=True)
+    # as history for scoring too
+    query = log.drop(columns=["status", "throughput"])
+    pd.testing.assert_frame_equal(
+        build_features(query, catalog, history=altered),
+        build_features(query, catalog, history=log),
+        check_exact=True,
+    )
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_no_feature_equals_the_truth_or_the_label(seed):
+    log, catalog = _with_truth(seed)
+    X = build_features(log, catalog)
+    assert not [c for c in X.columns if c.startswith("_") or c in log.columns[-3:]]
+    ok = (log["status"] == "ok").to_numpy()
+    targets = {
+        "expected_throughput": log["expected_throughput"].to_numpy(float),
+        "throughput": log["throughput"].to_numpy(float),
+    }
+    numeric = [c for c in X.columns if not isinstance(X[c].dtype, pd.CategoricalDtype)]
+    for name in numeric:
+        values = X[name].to_numpy(float)
+        for target_name, target in targets.items():
+            for transformed, truth in ((values, target), (values, np.log(target))):
+                both = ok & np.isfinite(transformed) & np.isfinite(truth)
+                same = np.isclose(transformed[both], truth[both], rtol=1e-9, atol=0.0)
+                assert not same.any(), f"{name} equals {target_name} on {same.sum()} rows"
+                if both.sum() > 10 and np.std(transformed[both]) > 0:
+                    corr = np.corrcoef(transformed[both], truth[both])[0, 1]
+                    assert abs(corr) < 0.9999, f"{name} tracks {target_name} exactly"
+    # the history does carry signal about the truth, as it should: the test above is not vacuous
+    known = ok & X["job_mean_log_throughput_same_hardware"].notna().to_numpy()
+    corr = np.corrcoef(
+        X["job_mean_log_throughput_same_hardware"].to_numpy()[known],
+        np.log(targets["expected_throughput"][known]),
+    )[0, 1]
+    assert corr > 0.9
+
+
+def test_rows_at_the_same_time_do_not_see_each_other():
+    catalog = make_catalog()
+    log = make_log(3, 60, n_jobs=3, n_times=1)  # every attempt at the same instant
+    assert log["submit_time"].nunique() == 1
+    X = build_features(log, catalog)
+    history = [c for c in X.columns if c.endswith("_hardware") and "runs" in c]
+    assert (X[history] == 0).all().all()
+    assert X["history_log_throughput_estimate"].isna().all()
