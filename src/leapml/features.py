@@ -359,9 +359,16 @@ def _as_of(
     order = np.lexsort((history_rank, history_key))
     sorted_key = history_key[order]
     sorted_composite = sorted_key * span + history_rank[order]
-    end = np.searchsorted(sorted_composite, query_key * span + query_rank, side="left")
-    start = np.searchsorted(sorted_composite, query_key * span, side="left")
-    count = (end - start).astype(np.int64)
+    # sorted needles make searchsorted walk memory in order: several times faster
+    query_composite = query_key * span + query_rank
+    query_order = np.argsort(query_composite, kind="stable")
+    end = np.empty(n_query, dtype=np.int64)
+    start = np.empty(n_query, dtype=np.int64)
+    end[query_order] = np.searchsorted(sorted_composite, query_composite[query_order], side="left")
+    start[query_order] = np.searchsorted(
+        sorted_composite, query_key[query_order] * span, side="left"
+    )
+    count = end - start
     found = count > 0
     last_sorted = np.where(found, end - 1, 0)
     last = np.where(found, order[last_sorted], -1)
@@ -548,7 +555,8 @@ def build_features(
     )
 
     # one time axis for both sides: ranks compare exactly like the timestamps
-    times = np.unique(np.concatenate([query_ns, history_ns]))
+    times = np.sort(np.concatenate([query_ns, history_ns]))
+    times = times[np.concatenate([[True], times[1:] != times[:-1]])] if len(times) else times
     query_rank = np.searchsorted(times, query_ns)
     history_rank = np.searchsorted(times, history_ns)
 
