@@ -251,8 +251,8 @@ def reference_history(query: pd.DataFrame, history: pd.DataFrame, catalog: pd.Da
         scaled = f["job_last_throughput_scaled_by_peak"]
         levels = [
             f["job_mean_log_throughput_same_hardware"],
-            math.log(scaled) if not math.isnan(scaled) else NAN,
             f["model_type_log_throughput_estimate_same_hardware"],
+            math.log(scaled) if not math.isnan(scaled) else NAN,
             f["model_type_log_throughput_estimate_any_hardware"],
         ]
         f["history_log_throughput_estimate"], f["history_estimate_source"] = NAN, 0
@@ -473,7 +473,7 @@ def test_history_of_a_job_by_hand():
     assert row["log_peak_tflops_ratio_to_last_hardware"] == pytest.approx(math.log(1979 / 312))
     assert row["log_memory_bw_ratio_to_last_hardware"] == pytest.approx(math.log(3350 / 2039))
     assert row["job_last_throughput_scaled_by_peak"] == pytest.approx(100.0 * 1979 / 312)
-    assert X["history_estimate_source"].tolist() == [0, 1, 1, 2, 1]
+    assert X["history_estimate_source"].tolist() == [0, 1, 1, 3, 1]
     assert row["history_log_throughput_estimate"] == pytest.approx(math.log(100.0 * 1979 / 312))
 
 
@@ -494,7 +494,7 @@ def test_model_type_history_transfers_to_a_new_job():
         math.log(312.0 / 64)
     )
     assert row["model_type_log_throughput_estimate_same_hardware"] == pytest.approx(math.log(312))
-    assert row["history_estimate_source"] == 3
+    assert row["history_estimate_source"] == 2
 
 
 @settings(max_examples=30, deadline=None, derandomize=True)

@@ -187,3 +187,45 @@ def test_rows_at_the_same_time_do_not_see_each_other():
     history = [c for c in X.columns if c.endswith("_hardware") and "runs" in c]
     assert (X[history] == 0).all().all()
     assert X["history_log_throughput_estimate"].isna().all()
+
+
+def _as_values(X: pd.DataFrame) -> pd.DataFrame:
+    """Categoricals as plain values: a log cut short may have fewer categories."""
+    return X.astype({c: object for c in X.columns if isinstance(X[c].dtype, pd.CategoricalDtype)})
+
+
+def test_on_the_simulated_tiny_fleet():
+    fleet_module = pytest.importorskip("leapml.fleet")
+    if not hasattr(fleet_module, "simulate"):
+        pytest.skip("the fleet simulator is not available")
+    fleet = fleet_module.simulate(preset="tiny", seed=0)
+    log, hardware = fleet.attempts, fleet.hardware
+    X = build_features(log, hardware)
+    # the log cut at mid-period describes its rows exactly as the full log does
+    cut = log["submit_time"].sort_values().iloc[len(log) // 2]
+    early = (log["submit_time"] < cut).to_numpy()
+    pd.testing.assert_frame_equal(
+        _as_values(build_features(log[early], hardware)), _as_values(X[early]), check_exact=True
+    )
+    # the simulator's truth never reaches the features
+    assert "expected_throughput" in log.columns
+    shuffled = log.assign(
+        expected_throughput=log["expected_throughput"].sample(frac=1.0).to_numpy()
+    )
+    pd.testing.assert_frame_equal(build_features(shuffled, hardware), X, check_exact=True)
+    truth = log["expected_throughput"].to_numpy(float)
+    for name in X.columns:
+        if isinstance(X[name].dtype, pd.CategoricalDtype):
+            continue
+        values = X[name].to_numpy(float)
+        for target in (truth, np.log(truth)):
+            both = np.isfinite(values) & np.isfinite(target)
+            assert not np.isclose(values[both], target[both], rtol=1e-12, atol=0.0).any(), name
+    # scoring the fleet's jobs on every type, as of the cut, reads only earlier attempts
+    rows = candidate_rows(fleet.jobs.head(10), hardware, at=cut)
+    assert not [c for c in rows.columns if c.startswith("_")]
+    pd.testing.assert_frame_equal(
+        build_features(rows, hardware, history=log),
+        build_features(rows, hardware, history=log[early]),
+        check_exact=True,
+    )

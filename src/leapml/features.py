@@ -629,10 +629,12 @@ def build_features(
     out["model_family_runs_same_hardware"] = count
     out["model_family_mean_log_samples_per_peak_tflop_same_hardware"] = means["per_peak"]
 
-    # -- the best single estimate, from the most specific history available --
+    # -- one estimate from the most telling history available ----------------
+    # the model type on this very hardware goes before the job's run elsewhere:
+    # scaling by peak FLOP/s alone misses memory- and network-bound jobs
     estimate = np.full(len(attempts), np.nan)
     source = np.zeros(len(attempts), dtype=np.int64)
-    candidates = (job_same_log, np.log(job_scaled), model_same, model_any)
+    candidates = (job_same_log, model_same, np.log(job_scaled), model_any)
     for level, candidate in enumerate(candidates, start=1):
         use = np.isnan(estimate) & ~np.isnan(candidate)
         estimate[use] = candidate[use]
