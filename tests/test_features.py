@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 import math
 
 import numpy as np
@@ -602,6 +603,22 @@ def test_candidate_rows_from_catalog_and_per_job_times():
     assert len(X) == 30
 
 
+def test_candidate_rows_times_per_job():
+    log = make_log(6, 4)
+    jobs = log[["job_id", "submit_time", *LAUNCH_COLUMNS]].set_index(pd.Index([9, 7, 5, 3]))
+    times = START + pd.to_timedelta([1, 2, 3, 4], unit="D")
+    expected = np.repeat(times.to_numpy(), 2).tolist()
+    # at= replaces the column; a Series or a list is read in the order of the jobs
+    for at in (times, pd.Series(times, index=[0, 1, 2, 3]), list(times)):
+        rows = candidate_rows(jobs, ["A100", "H100"], at=at)
+        assert rows["submit_time"].tolist() == expected
+    for at in (pd.Timestamp("2024-05-01"), "2024-05-01", datetime.datetime(2024, 5, 1)):
+        rows = candidate_rows(jobs, ["A100", "H100"], at=at)
+        assert (rows["submit_time"] == pd.Timestamp("2024-05-01")).all()
+    rows = candidate_rows(jobs, ["A100", "H100"])
+    assert rows["submit_time"].tolist() == np.repeat(jobs["submit_time"].to_numpy(), 2).tolist()
+
+
 def test_candidate_rows_errors():
     log = make_log(6, 10)
     jobs = log[["job_id", *LAUNCH_COLUMNS]]
@@ -613,8 +630,10 @@ def test_candidate_rows_errors():
         candidate_rows(jobs, ["A100", "A100"], at=START)
     with pytest.raises(ValueError, match="submission time"):
         candidate_rows(jobs, ["A100"])
-    with pytest.raises(ValueError, match="submit_time column"):
-        candidate_rows(jobs.assign(submit_time=START), ["A100"], at=START)
+    with pytest.raises(ValueError, match="one per job"):
+        candidate_rows(jobs, ["A100"], at=[START, START])
+    with pytest.raises(ValueError, match="null"):
+        candidate_rows(jobs.assign(submit_time=pd.NaT), ["A100"])
     with pytest.raises(TypeError):
         candidate_rows(jobs.to_numpy(), ["A100"], at=START)
     assert candidate_rows(jobs, "A100", at=START)["hardware_type"].astype(

@@ -665,10 +665,12 @@ def candidate_rows(
         hidden columns (names starting with ``_``) and ``hardware_type``.
     hardware_types : list of str or DataFrame
         The candidate hardware types, or a hardware catalog (all its types).
-    at : timestamp, optional
-        The submission time of every row. When omitted, ``jobs`` must have a
-        ``submit_time`` column, and each job keeps its own (useful to replay a
-        day of a log). Giving both is an error, to avoid a silent choice.
+    at : timestamp or array-like of timestamps, optional
+        The submission time: one timestamp for every row, or one per job (in
+        the order of ``jobs``'s rows, a Series is read by position). When
+        omitted, ``jobs`` must have a ``submit_time`` column and each job keeps
+        its own (useful to replay a day of a log). When given, it replaces any
+        ``submit_time`` column of ``jobs``.
 
     Returns
     -------
@@ -688,7 +690,7 @@ def candidate_rows(
         If ``jobs`` lacks a required column (all are named).
     ValueError
         If ``hardware_types`` is empty or repeats a type, or if the
-        submission time is given twice or not at all.
+        submission time is missing, null or has the wrong length.
 
     Examples
     --------
@@ -722,24 +724,32 @@ def candidate_rows(
     repeated = sorted({t for t in names if names.count(t) > 1})
     if repeated:
         raise ValueError(f"hardware_types repeats {repeated}; give each type once")
-    has_time = "submit_time" in jobs.columns
-    if at is None and not has_time:
-        raise ValueError(
-            "give the submission time: at=<timestamp>, or a submit_time column in jobs"
-        )
-    if at is not None and has_time:
-        raise ValueError(
-            "jobs has a submit_time column and at= is given; drop the column or leave at=None"
-        )
-
-    dropped = {*_OUTCOME_COLUMNS, "hardware_type"}
-    keep = [c for c in jobs.columns if c not in dropped and not str(c).startswith("_")]
     n_jobs, n_types = len(jobs), len(names)
-    rows = jobs[keep].iloc[np.repeat(np.arange(n_jobs), n_types)].reset_index(drop=True)
+    if at is None:
+        if "submit_time" not in jobs.columns:
+            raise ValueError(
+                "give the submission time: at=<timestamp>, or a submit_time column in jobs"
+            )
+        times = jobs["submit_time"]
+    elif pd.api.types.is_scalar(at):
+        times = pd.Series(pd.Timestamp(at), index=jobs.index)
+    else:
+        values = at.to_numpy() if isinstance(at, pd.Series | pd.Index) else at
+        times = pd.Series(
+            pd.to_datetime(values), index=jobs.index if len(values) == n_jobs else None
+        )
+        if len(times) != n_jobs:
+            raise ValueError(f"at has {len(times)} timestamps for {n_jobs} jobs; give one per job")
+    if times.isna().any():
+        raise ValueError(f"the submission time is null for {int(times.isna().sum())} job(s)")
+
+    dropped = {*_OUTCOME_COLUMNS, "hardware_type", "submit_time"}
+    keep = [c for c in jobs.columns if c not in dropped and not str(c).startswith("_")]
+    repeat = np.repeat(np.arange(n_jobs), n_types)
+    rows = jobs[keep].iloc[repeat].reset_index(drop=True)
     rows["hardware_type"] = pd.Categorical(
         np.tile(np.array(names, dtype=object), n_jobs), categories=names
     )
-    if at is not None:
-        rows["submit_time"] = pd.Series(pd.Timestamp(at), index=rows.index)
+    rows["submit_time"] = times.iloc[repeat].reset_index(drop=True)
     first = ["job_id", "submit_time", *LAUNCH_COLUMNS, "hardware_type"]
     return rows[first + [c for c in rows.columns if c not in first]]
