@@ -67,16 +67,18 @@ def default_regressor():
 def default_classifier():
     """The router used when ``classifier=None``: a LightGBM multiclass model.
 
-    A multiclass model grows one tree per bin and round, so it costs about
-    ``n_bins`` regressors; fewer rounds at a higher learning rate, and a row
-    subsample of one half per round, keep it near the cost of the experts.
+    A multiclass model grows one tree per bin and round, so it costs about as
+    much as all the experts together; a row subsample of one half per round
+    halves that, and a learning rate of 0.15 makes up for it (on the
+    synthetic benchmark, 200 rounds gained under 2 points within +-20 % over
+    100).
 
     Examples
     --------
     >>> default_classifier().get_params()["n_estimators"]
-    50
+    100
     """
-    return lgb.LGBMClassifier(n_estimators=50, learning_rate=0.15, num_leaves=31,
+    return lgb.LGBMClassifier(n_estimators=100, learning_rate=0.15, num_leaves=31,
                               min_child_samples=20, subsample=0.5, subsample_freq=1,
                               verbose=-1)
 

@@ -82,8 +82,8 @@ class LeapRegressor(RegressorMixin, BaseEstimator):
     combine : {"hard", "soft"}, default="hard"
         How the router's probabilities turn into a prediction.
     n_estimators : int, default=100
-        Boosting rounds of each default LightGBM expert; the default router
-        uses half as many (at least 10). Ignored for a user-given
+        Boosting rounds of each default LightGBM expert and of the default
+        router. Ignored for a user-given
         ``regressor`` / ``classifier``, which carry their own settings.
     regressor : estimator, default=None
         The per-bin expert, fitted on ``log(y)``. ``None`` uses a LightGBM
@@ -94,7 +94,7 @@ class LeapRegressor(RegressorMixin, BaseEstimator):
         ``fit(X, y, sample_weight=...)`` and ``predict`` is cloned per bin.
     classifier : estimator, default=None
         The router, predicting the bin. ``None`` uses a LightGBM multiclass
-        model (``n_estimators // 2`` rounds, learning rate 0.15, half the rows per round). Any
+        model (``n_estimators`` rounds, learning rate 0.15, half the rows per round). Any
         estimator with ``fit`` and ``predict_proba`` works.
     n_jobs : int, default=None
         Threads for LightGBM (``None`` means 1, ``-1`` all cores). Results do
@@ -274,9 +274,7 @@ class LeapRegressor(RegressorMixin, BaseEstimator):
             regressor = default_regressor().set_params(n_estimators=self.n_estimators)
         classifier = self.classifier
         if classifier is None:
-            classifier = default_classifier().set_params(
-                n_estimators=max(10, self.n_estimators // 2)
-            )
+            classifier = default_classifier().set_params(n_estimators=self.n_estimators)
         result = fit_cascade(
             X, log_y, assign_bins(log_y, edges), n_bins, regressor=regressor,
             sample_weight=sample_weight, categorical=categorical, max_iter=self.max_iter,

@@ -1,0 +1,86 @@
+"""LeapRegressor against one LightGBM median regressor on a 7-orders-of-magnitude target.
+
+Data: ``tests/_synthetic.py`` (throughput from 10^-1 to 10^6), 20,000 training
+and 5,000 test rows, three seeds. References: one LightGBM L1 regressor on
+``log(y)`` with the same per-model settings as one expert (100 trees), and
+one with the cascade's whole expert budget (13 x 100 = 1,300 trees).
+Prints accuracy within +-20 % and +-10 % and the fit time.
+
+Run: ``python benchmarks/bench_synthetic_accuracy.py [--seeds 3] [--threads 2]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+from lightgbm import LGBMRegressor
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+from _synthetic import make_throughput_regression
+
+from leapml import LeapRegressor
+from leapml.metrics import within_tolerance
+
+
+class LogMedianLightGBM:
+    """One LightGBM median regressor on log(y), categoricals given as pandas categories."""
+
+    def __init__(self, n_estimators, threads, seed):
+        self.model = LGBMRegressor(objective="l1", n_estimators=n_estimators, learning_rate=0.1,
+                                   num_leaves=31, min_child_samples=20, n_jobs=threads,
+                                   random_state=seed, verbose=-1)
+
+    def fit(self, X, y):
+        self.model.fit(_categorical(X), np.log(y))
+        return self
+
+    def predict(self, X):
+        return np.exp(self.model.predict(_categorical(X)))
+
+
+def _categorical(X):
+    return X.assign(precision=X["precision"].astype("category"))
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seeds", type=int, default=3)
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--train", type=int, default=20_000)
+    parser.add_argument("--test", type=int, default=5_000)
+    args = parser.parse_args(argv)
+
+    models = {
+        "LeapRegressor (13 bins x 100 trees, hard)": lambda s: LeapRegressor(
+            n_jobs=args.threads, random_state=s),
+        "LeapRegressor (13 bins x 100 trees, soft)": lambda s: LeapRegressor(
+            combine="soft", n_jobs=args.threads, random_state=s),
+        "LightGBM L1 on log y, 100 trees": lambda s: LogMedianLightGBM(100, args.threads, s),
+        "LightGBM L1 on log y, 1300 trees": lambda s: LogMedianLightGBM(1300, args.threads, s),
+    }
+    rows = {name: [] for name in models}
+    for seed in range(args.seeds):
+        X, y = make_throughput_regression(args.train + args.test, random_state=seed)
+        X_train, y_train = X.iloc[: args.train], y[: args.train]
+        X_test, y_test = X.iloc[args.train :], y[args.train :]
+        for name, make in models.items():
+            start = time.perf_counter()
+            model = make(seed).fit(X_train, y_train)
+            seconds = time.perf_counter() - start
+            pred = model.predict(X_test)
+            rows[name].append((within_tolerance(y_test, pred, tol=0.2),
+                               within_tolerance(y_test, pred, tol=0.1), seconds))
+    print(f"{args.train} train / {args.test} test rows, {args.seeds} seeds, {args.threads} threads")
+    print(f"{'model':<44} {'within 20%':>11} {'within 10%':>11} {'fit s':>7}")
+    for name, values in rows.items():
+        w20, w10, secs = np.mean(values, axis=0)
+        spread = np.std([v[0] for v in values])
+        print(f"{name:<44} {w20:>8.3f}+-{spread:.3f} {w10:>8.3f} {secs:>7.1f}")
+
+
+if __name__ == "__main__":
+    main()
