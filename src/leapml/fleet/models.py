@@ -69,12 +69,12 @@ FAMILIES: dict[str, Family] = {
     f.name: f
     for f in [
         _F("ranking-dlrm", "recsys", 1.6, 3.0, (20, 300), (0.3, 4.0), (0.8, 6.0), (1.0, 6.0),
-           (0.002, 0.01), (16, 32, 64, 128, 256, 512), (512, 1024, 2048, 4096),
+           (0.01, 0.05), (16, 32, 64, 128, 256, 512), (512, 1024, 2048, 4096),
            {"fp32": 0.2, "tf32": 0.2, "bf16": 0.4, "fp16": 0.2}, {"hybrid": 1.0},
            support=frozenset({"cuda", "rocm", "inhouse"}), emb_gb=(40, 1500), a2a_kb=(4, 40),
            batch_half=512, efficiency=0.35, overlap=0.5, overhead_ms=8, hours=14),
         _F("ranking-dcn", "recsys", 1.4, 3.0, (5, 120), (0.1, 2.0), (0.4, 4.0), (0.6, 4.0),
-           (0.002, 0.008), (8, 16, 32, 64, 128, 256), (512, 1024, 2048, 4096, 8192),
+           (0.008, 0.04), (8, 16, 32, 64, 128, 256), (512, 1024, 2048, 4096, 8192),
            {"fp32": 0.3, "tf32": 0.2, "bf16": 0.3, "fp16": 0.2}, {"hybrid": 1.0},
            support=frozenset({"cuda", "rocm", "inhouse"}), emb_gb=(10, 400), a2a_kb=(2, 24),
            batch_half=512, efficiency=0.3, overlap=0.5, overhead_ms=6, hours=10),
@@ -84,7 +84,7 @@ FAMILIES: dict[str, Family] = {
            support=frozenset({"cuda", "rocm", "inhouse", "cpu"}), emb_gb=(0.5, 8), a2a_kb=None,
            batch_half=1024, efficiency=0.2, overlap=0.8, overhead_ms=3, hours=3),
         _F("retrieval-two-tower", "recsys", 1.0, 1.5, (20, 250), (0.2, 3.0), (0.5, 4.0), (0.5, 4.0),
-           (0.003, 0.015), (8, 16, 32, 64, 128), (1024, 2048, 4096, 8192),
+           (0.01, 0.04), (8, 16, 32, 64, 128), (1024, 2048, 4096, 8192),
            {"fp32": 0.2, "tf32": 0.2, "bf16": 0.6}, {"hybrid": 1.0},
            support=frozenset({"cuda", "rocm", "inhouse"}), emb_gb=(10, 300), a2a_kb=(2, 16),
            batch_half=512, efficiency=0.35, overlap=0.6, overhead_ms=6, hours=12),
@@ -204,7 +204,7 @@ def _loguniform(rng, low_high, u):
     return np.exp(np.log(lo) + u * (np.log(hi) - np.log(lo)))
 
 
-def model_catalog(seed: int = 0, *, n_types: int = 700, zipf_exponent: float = 0.75) -> pd.DataFrame:
+def model_catalog(seed: int = 0, *, n_types: int = 700, zipf_exponent: float = 0.5) -> pd.DataFrame:
     """Draw the model-type catalog: ``n_types`` types in the families of :data:`FAMILIES`.
 
     Parameters
@@ -213,7 +213,7 @@ def model_catalog(seed: int = 0, *, n_types: int = 700, zipf_exponent: float = 0
         Seed of every draw; the same seed gives the same catalog.
     n_types : int, default=700
         Number of model types, shared among families by their ``type_share``.
-    zipf_exponent : float, default=0.75
+    zipf_exponent : float, default=0.5
         Popularity of the type at rank ``r`` is proportional to ``r**-zipf_exponent``;
         ranks are a random order weighted by each family's ``popularity``.
 
@@ -247,8 +247,8 @@ def model_catalog(seed: int = 0, *, n_types: int = 700, zipf_exponent: float = 0
     for fam, count in zip(fams, counts, strict=True):
         size = rng.uniform(size=count)  # one latent size drives every figure of a type
 
-        def jitter(scale=0.12, n=count):
-            return np.clip(size + rng.normal(0, scale, n), 0, 1)
+        def jitter(scale=0.12, size=size):
+            return np.clip(size + rng.normal(0, scale, len(size)), 0, 1)
 
         params = _loguniform(rng, fam.params_m, size)
         seq_ref = fam.seq[0] if fam.seq else np.nan

@@ -1,0 +1,149 @@
+"""Baselines that LeapRegressor is compared with.
+
+:class:`LookupTableRegressor` reproduces the fleet's old method: a table of
+median measured throughput keyed on (model type, trainer count, batch size,
+hardware type), kept for a curated set of model types only.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from sklearn.base import BaseEstimator, RegressorMixin
+from sklearn.utils.validation import check_is_fitted
+
+__all__ = ["LOOKUP_KEY", "LookupTableRegressor"]
+
+#: Columns of the lookup table's key.
+LOOKUP_KEY = ("model_type", "trainer_count", "batch_size", "hardware_type")
+
+
+class LookupTableRegressor(RegressorMixin, BaseEstimator):
+    """The fleet's old lookup table: median throughput per (model type, trainers, batch, hardware).
+
+    At ``fit`` the table keeps, for each key of :data:`LOOKUP_KEY` seen in the
+    training rows of a curated model type, the median of the measured
+    throughputs of that key. ``predict`` returns that median, or NaN where
+    the table has no entry: a missing entry is the table's "no answer", and
+    coverage is the share of rows that get one.
+
+    Parameters
+    ----------
+    model_types : list of str, optional
+        The curated model types. Default (None): the ``n_model_types`` most
+        frequent model types among the training rows (ties broken by name),
+        as a fleet team curates the models that run most.
+    n_model_types : int, default=19
+        How many model types to curate when ``model_types`` is None.
+
+    Attributes
+    ----------
+    model_types_ : list of str
+        The model types the table covers.
+    table_ : DataFrame
+        One row per key: the key columns, ``throughput`` (the median) and
+        ``n_runs`` (how many training rows it summarises).
+    feature_names_in_ : ndarray of str
+        Columns of the ``X`` seen at ``fit``.
+    n_features_in_ : int
+        Number of those columns.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> X = pd.DataFrame({"model_type": ["a", "a", "a", "b"], "trainer_count": [8, 8, 8, 1],
+    ...                   "batch_size": [64, 64, 64, 32], "hardware_type": ["H100", "H100", "H100", "T4"],
+    ...                   "other": [1, 2, 3, 4]})
+    >>> table = LookupTableRegressor(n_model_types=1).fit(X, [100.0, 120.0, 90.0, 5.0])
+    >>> table.predict(X).tolist()
+    [100.0, 100.0, 100.0, nan]
+    """
+
+    def __init__(self, *, model_types=None, n_model_types: int = 19):
+        self.model_types = model_types
+        self.n_model_types = n_model_types
+
+    def _keys(self, X) -> pd.DataFrame:
+        if not isinstance(X, pd.DataFrame):
+            raise TypeError(f"X must be a pandas DataFrame with columns {list(LOOKUP_KEY)}, got {type(X).__name__}")
+        missing = [c for c in LOOKUP_KEY if c not in X.columns]
+        if missing:
+            raise ValueError(f"X lacks the lookup key column(s) {missing}")
+        keys = pd.DataFrame({
+            "model_type": X["model_type"].astype(str).to_numpy(),
+            "trainer_count": pd.to_numeric(X["trainer_count"]).to_numpy(np.int64),
+            "batch_size": pd.to_numeric(X["batch_size"]).to_numpy(np.int64),
+            "hardware_type": X["hardware_type"].astype(str).to_numpy(),
+        })
+        return keys
+
+    def fit(self, X, y):
+        """Build the table from training rows.
+
+        Parameters
+        ----------
+        X : DataFrame
+            Rows with the columns of :data:`LOOKUP_KEY` (other columns are ignored).
+        y : array-like of shape (n_samples,)
+            Measured throughput; rows where it is NaN, infinite or <= 0 are skipped.
+
+        Returns
+        -------
+        self
+        """
+        if not (isinstance(self.n_model_types, int | np.integer) and self.n_model_types >= 1):
+            raise ValueError(f"n_model_types must be a positive integer, got {self.n_model_types!r}")
+        keys = self._keys(X)
+        y = np.asarray(y, dtype=float).ravel()
+        if len(y) != len(keys):
+            raise ValueError(f"X has {len(keys)} rows but y has {len(y)}")
+        good = np.isfinite(y) & (y > 0)
+        keys = keys[good]
+        y = y[good]
+        if self.model_types is None:
+            counts = keys["model_type"].value_counts()
+            counts = counts.rename_axis("model_type").reset_index(name="n")
+            counts = counts.sort_values(["n", "model_type"], ascending=[False, True])
+            self.model_types_ = counts["model_type"].head(self.n_model_types).tolist()
+        else:
+            self.model_types_ = [str(m) for m in self.model_types]
+        mask = keys["model_type"].isin(self.model_types_).to_numpy()
+        frame = keys[mask].assign(throughput=y[mask])
+        table = frame.groupby(list(LOOKUP_KEY), sort=True).agg(
+            throughput=("throughput", "median"), n_runs=("throughput", "size")
+        )
+        self.table_ = table.reset_index()
+        self.feature_names_in_ = np.asarray(list(X.columns), dtype=object)
+        self.n_features_in_ = len(self.feature_names_in_)
+        return self
+
+    def predict(self, X) -> np.ndarray:
+        """Median throughput of each row's key in the table; NaN where there is no entry.
+
+        Parameters
+        ----------
+        X : DataFrame
+            Rows with the columns of :data:`LOOKUP_KEY`.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        check_is_fitted(self, "table_")
+        keys = self._keys(X)
+        found = keys.merge(self.table_, on=list(LOOKUP_KEY), how="left", sort=False)
+        return found["throughput"].to_numpy(dtype=float)
+
+    def coverage(self, X) -> float:
+        """Share of rows of ``X`` that have an entry in the table.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> X = pd.DataFrame({"model_type": ["a", "b"], "trainer_count": [1, 1],
+        ...                   "batch_size": [8, 8], "hardware_type": ["T4", "T4"]})
+        >>> LookupTableRegressor().fit(X.iloc[:1], [3.0]).coverage(X)
+        0.5
+        """
+        pred = self.predict(X)
+        return float(np.isfinite(pred).mean()) if len(pred) else float("nan")

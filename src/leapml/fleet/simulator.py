@@ -1,0 +1,835 @@
+"""Jobs, attempts and the simulated fleet.
+
+:func:`simulate` draws recurring jobs (daily retrains, ad-hoc iterations,
+hyper-parameter sweeps) from the model catalog, places every attempt on a
+hardware type as a capacity-weighted, sticky scheduler would, and measures
+its throughput from :mod:`leapml.fleet.physics` with run-to-run noise,
+degraded runs and software releases. Everything is vectorised over jobs and
+attempts.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ..io import atomic_path, read_table, write_table
+from ..schema import ATTEMPT_COLUMNS, LAUNCH_COLUMNS, PRECISIONS, STATUSES
+from .hardware import hardware_catalog
+from .models import _PARALLELISM_CODES, FAMILIES, MATURITY, model_catalog
+from .physics import _ACT_SCALE, _USABLE_MEMORY, memory_needed_gb, step_breakdown
+
+__all__ = ["PRESETS", "Fleet", "describe", "format_description", "load_fleet", "simulate"]
+
+#: Attempts a day of each preset; every preset shares the same catalogs.
+PRESETS = {"tiny": 300, "small": 2_500, "production": 25_000}
+
+_KINDS = ("recsys", "vision", "transformer", "graph", "small", "rl")
+_STACKS = ("cuda", "rocm", "synapse", "inhouse", "cpu")
+_RELEASE_STACKS = ("cuda", "rocm", "synapse", "inhouse")
+_HOUR = np.timedelta64(3_600_000_000_000, "ns")
+_TABLE_FILES = ("attempts", "hardware", "models", "jobs", "interactions", "releases")
+
+
+@dataclass
+class Fleet:
+    """A simulated fleet: the attempt log, its catalogs, its jobs and its hidden truth.
+
+    Attributes
+    ----------
+    attempts : DataFrame
+        One row per attempt, sorted by ``submit_time``: the columns of
+        :data:`leapml.schema.ATTEMPT_COLUMNS` plus ``expected_throughput``
+        (the noiseless truth, for evaluation only; NaN on ``oom`` rows).
+    hardware : DataFrame
+        The hardware catalog (:func:`leapml.fleet.hardware_catalog`).
+    models : DataFrame
+        The model catalog (:func:`leapml.fleet.model_catalog`); columns
+        starting with ``_`` are hidden physics.
+    jobs : DataFrame
+        One row per job: ``job_id``, the launch columns
+        (:data:`leapml.schema.LAUNCH_COLUMNS`) and hidden columns starting
+        with ``_`` (``_variant``, ``_memory_factor``, ``_kind``, ...) that no
+        feature may read.
+    interactions : DataFrame
+        Hidden per-(model type, hardware type) efficiency factor.
+    releases : DataFrame
+        Software releases: ``software``, ``time``, ``model_family``,
+        ``factor`` (multiplies throughput from ``time`` on).
+    params : dict
+        The arguments of :func:`simulate` that made this fleet.
+
+    Examples
+    --------
+    >>> fleet = simulate("tiny", days=3, seed=0)
+    >>> sorted(fleet.attempts["status"].unique())
+    ['failed', 'ok', 'oom']
+    >>> truth = fleet.expected_throughput(fleet.jobs.head(2), ["H100-80GB-SXM5", "T4-16GB"])
+    >>> list(truth.columns)
+    ['job_id', 'hardware_type', 'expected_throughput', 'feasible']
+    """
+
+    attempts: pd.DataFrame
+    hardware: pd.DataFrame
+    models: pd.DataFrame
+    jobs: pd.DataFrame
+    interactions: pd.DataFrame
+    releases: pd.DataFrame
+    params: dict = field(default_factory=dict)
+
+    def save(self, directory: str | os.PathLike) -> Path:
+        """Write every table as Parquet (atomically, file by file) and ``params.json``.
+
+        Returns
+        -------
+        Path
+            The directory.
+
+        Examples
+        --------
+        >>> import tempfile
+        >>> fleet = simulate("tiny", days=2, seed=0)
+        >>> back = load_fleet(fleet.save(tempfile.mkdtemp()))
+        >>> back.attempts.equals(fleet.attempts)
+        True
+        """
+        directory = Path(directory)
+        directory.mkdir(parents=True, exist_ok=True)
+        for name in _TABLE_FILES:
+            write_table(getattr(self, name), directory / f"{name}.parquet")
+        with atomic_path(directory / "params.json") as tmp:
+            tmp.write_text(json.dumps(self.params, indent=2, sort_keys=True, default=str))
+        return directory
+
+    @property
+    def end(self) -> pd.Timestamp:
+        """The end of the simulated period (exclusive)."""
+        return pd.Timestamp(self.params["start"]) + pd.Timedelta(days=self.params["days"])
+
+    def expected_throughput(self, jobs: pd.DataFrame, hardware_types, *, at=None) -> pd.DataFrame:
+        """Noiseless throughput of each job on each hardware type (the counterfactual).
+
+        Parameters
+        ----------
+        jobs : DataFrame
+            Rows with the launch columns (``model_type``, ``trainer_count``,
+            ``batch_size``, ``precision``, ``seq_len``, ``parallelism``) and
+            usually ``job_id``: rows of :attr:`jobs` or of :attr:`attempts`.
+            The hidden job factors are looked up by ``job_id`` when the frame
+            lacks them; a job unknown to the fleet gets its model type's
+            nominal figures.
+        hardware_types : sequence of str
+            Hardware types of the catalog to evaluate each row on.
+        at : Timestamp or array-like, optional
+            When (which software releases apply, which types exist). Default:
+            each row's ``submit_time`` if the frame has one, else the end of
+            the simulated period.
+
+        Returns
+        -------
+        DataFrame
+            One row per (input row, hardware type), input rows outer:
+            ``job_id`` (when given), ``hardware_type``,
+            ``expected_throughput`` (NaN where infeasible) and ``feasible``
+            (the family's software runs on the type, the precision has a
+            peak there, the memory fits and the type has been introduced).
+        """
+        hardware_types = [str(h) for h in hardware_types]
+        names = self.hardware["hardware_type"].astype(str).tolist()
+        unknown = sorted(set(hardware_types) - set(names))
+        if unknown:
+            raise ValueError(f"hardware types not in the catalog: {unknown}")
+        missing = [c for c in LAUNCH_COLUMNS if c not in jobs.columns and c != "model_family"]
+        if missing:
+            raise ValueError(f"jobs lacks launch column(s) {missing}")
+        frame = jobs.reset_index(drop=True)
+        n = len(frame)
+        hidden = {"_variant": 1.0, "_memory_factor": 1.0}
+        values = {}
+        for col, default in hidden.items():
+            if col in frame.columns:
+                values[col] = frame[col].to_numpy(float)
+            elif "job_id" in frame.columns:
+                lookup = pd.Series(self.jobs[col].to_numpy(float), index=self.jobs["job_id"].to_numpy())
+                values[col] = frame["job_id"].map(lookup).fillna(default).to_numpy(float)
+            else:
+                values[col] = np.full(n, default)
+        if at is None:
+            times = frame["submit_time"].to_numpy("datetime64[ns]") if "submit_time" in frame else np.full(n, self.end.to_datetime64())
+        else:
+            times = np.broadcast_to(pd.to_datetime(np.asarray(at)).to_numpy("datetime64[ns]") if np.ndim(at) else np.datetime64(pd.Timestamp(at), "ns"), (n,))
+        model_code = _codes(frame["model_type"], self.models["model_type"], "model_type")
+        hw_code = np.array([names.index(h) for h in hardware_types], dtype=np.int64)
+        k = len(hw_code)
+        rows = np.repeat(np.arange(n), k)
+        hws = np.tile(hw_code, n)
+        launch = {
+            "trainers": frame["trainer_count"].to_numpy(np.int64)[rows],
+            "batch": frame["batch_size"].to_numpy(np.int64)[rows],
+            "precision": frame["precision"].astype(str).to_numpy()[rows],
+            "parallelism": frame["parallelism"].astype(str).to_numpy()[rows],
+            "seq": frame["seq_len"].astype("Float64").to_numpy(float, na_value=np.nan)[rows],
+            "variant": values["_variant"][rows],
+            "memory_factor": values["_memory_factor"][rows],
+        }
+        ctx = _context(self.models, self.hardware, self.interactions, self.releases)
+        out = _evaluate(ctx, model_code[rows], hws, launch)
+        times = times[rows]
+        feasible = out["feasible"] & (ctx["introduced"][hws] <= times)
+        thr = out["throughput"] * _release_factor(ctx, hws, ctx["family_code"][model_code[rows]], times)
+        result = {}
+        if "job_id" in frame.columns:
+            result["job_id"] = frame["job_id"].to_numpy()[rows]
+        result["hardware_type"] = pd.Categorical.from_codes(hws, categories=self.hardware["hardware_type"].astype(str).tolist())
+        result["expected_throughput"] = np.where(feasible, thr, np.nan)
+        result["feasible"] = feasible
+        return pd.DataFrame(result)
+
+
+def load_fleet(directory: str | os.PathLike) -> Fleet:
+    """Read a fleet written by :meth:`Fleet.save`.
+
+    Raises
+    ------
+    FileNotFoundError
+        If a table of the fleet is missing.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> path = simulate("tiny", days=2, seed=3).save(tempfile.mkdtemp())
+    >>> load_fleet(path).params["seed"]
+    3
+    """
+    directory = Path(directory)
+    tables = {name: read_table(directory / f"{name}.parquet") for name in _TABLE_FILES}
+    params_path = directory / "params.json"
+    params = json.loads(params_path.read_text()) if params_path.exists() else {}
+    return Fleet(**tables, params=params)
+
+
+def _codes(values: pd.Series, catalog: pd.Series, what: str) -> np.ndarray:
+    """Positions of ``values`` in ``catalog``; unknown values raise."""
+    index = pd.Index(catalog.astype(str))
+    codes = index.get_indexer(values.astype(str))
+    if (codes < 0).any():
+        bad = sorted(set(values.astype(str)[codes < 0]))[:5]
+        raise ValueError(f"{what} not in the catalog: {bad}")
+    return codes
+
+
+def _context(models: pd.DataFrame, hardware: pd.DataFrame, interactions: pd.DataFrame, releases: pd.DataFrame) -> dict:
+    """Dense arrays of the catalogs and hidden tables that the physics reads."""
+    hw_names = hardware["hardware_type"].astype(str).tolist()
+    type_names = models["model_type"].astype(str).tolist()
+    peaks = np.column_stack([hardware[f"peak_{p}_tflops"].to_numpy(float) for p in PRECISIONS])
+    stack = np.array([_STACKS.index(s) for s in hardware["software"].astype(str)])
+    maturity = np.array([[MATURITY[_STACKS[s]][k] for k in _KINDS] for s in stack])
+    inter = np.ones((len(type_names), len(hw_names)))
+    if len(interactions):
+        m = pd.Index(type_names).get_indexer(interactions["model_type"].astype(str))
+        h = pd.Index(hw_names).get_indexer(interactions["hardware_type"].astype(str))
+        keep = (m >= 0) & (h >= 0)
+        inter[m[keep], h[keep]] = interactions["_interaction"].to_numpy(float)[keep]
+    families = list(FAMILIES)
+    return {
+        "models": {c: models[c].to_numpy() for c in models.columns if c.startswith("_")},
+        "kind_code": np.array([_KINDS.index(k) for k in models["_kind"].astype(str)]),
+        "family_code": np.array([families.index(f) for f in models["model_family"].astype(str)]),
+        "peaks": peaks,
+        "stack": stack,
+        "maturity": maturity,
+        "interaction": inter,
+        "hw": {c: hardware[c].to_numpy(float) for c in (
+            "memory_gb", "memory_bw_gbps", "intra_node_bw_gbps", "inter_node_bw_gbps", "devices_per_host")},
+        "introduced": hardware["introduced"].to_numpy("datetime64[ns]"),
+        "releases": releases,
+    }
+
+
+def _evaluate(ctx: dict, model_code: np.ndarray, hw_code: np.ndarray, launch: dict, *, nominal: bool = False) -> dict:
+    """Physics for aligned (job, hardware) pairs, before software releases.
+
+    With ``nominal=True``, the hidden job factors are ignored: what a scheduler
+    can estimate. Returns ``throughput``, ``memory_gb`` and ``feasible``.
+    """
+    m = ctx["models"]
+    hw = ctx["hw"]
+    prec = launch["precision"]
+    prec_code = np.zeros(len(prec), dtype=np.int64)
+    for i, p in enumerate(PRECISIONS):
+        prec_code[prec == p] = i
+    peak = ctx["peaks"][hw_code, prec_code]
+    maturity = ctx["maturity"][hw_code, ctx["kind_code"][model_code]]
+    variant = np.ones(len(model_code)) if nominal else launch["variant"]
+    memory_factor = 1.0 if nominal else launch["memory_factor"]
+    act_scale = np.ones(len(prec))
+    for p, s in _ACT_SCALE.items():
+        act_scale[prec == p] = s
+    seq_ref = m["_seq_ref"][model_code].astype(float)
+    seq = np.where(np.isfinite(launch["seq"]), launch["seq"], seq_ref)
+    dph = hw["devices_per_host"][hw_code]
+    mem = memory_needed_gb(
+        params_m=m["_params_m"][model_code].astype(float),
+        memory_params_m=m["_memory_params_m"][model_code].astype(float),
+        embedding_gb=m["_embedding_gb"][model_code].astype(float),
+        act_mb=m["_act_mb"][model_code].astype(float),
+        seq_len=seq, seq_ref=seq_ref, attention=m["_attention"][model_code].astype(float),
+        trainers=launch["trainers"], batch_size=launch["batch"], precision_scale=act_scale,
+        parallelism=launch["parallelism"], devices_per_host=dph, variant=variant,
+    ) * memory_factor
+    feasible = (maturity > 0) & np.isfinite(peak) & (mem <= hw["memory_gb"][hw_code] * _USABLE_MEMORY)
+    safe_peak = np.where(np.isfinite(peak), peak, 1.0)
+    out = step_breakdown(
+        gflops=m["_gflops"][model_code].astype(float),
+        params_m=m["_params_m"][model_code].astype(float),
+        traffic_mb=m["_traffic_mb"][model_code].astype(float),
+        act_mb=m["_act_mb"][model_code].astype(float),
+        host_ms=m["_host_ms"][model_code].astype(float),
+        a2a_kb=m["_a2a_kb"][model_code].astype(float),
+        batch_half=m["_batch_half"][model_code].astype(float),
+        efficiency=m["_efficiency"][model_code].astype(float),
+        overlap=m["_overlap"][model_code].astype(float),
+        overhead_ms=m["_overhead_ms"][model_code].astype(float),
+        seq_len=seq, seq_ref=seq_ref, attention=m["_attention"][model_code].astype(float),
+        trainers=launch["trainers"], batch_size=launch["batch"], precision=prec,
+        parallelism=launch["parallelism"], variant=variant, peak_tflops=safe_peak,
+        memory_bw_gbps=hw["memory_bw_gbps"][hw_code], intra_node_bw_gbps=hw["intra_node_bw_gbps"][hw_code],
+        inter_node_bw_gbps=hw["inter_node_bw_gbps"][hw_code], devices_per_host=dph,
+        maturity=np.where(maturity > 0, maturity, 1.0),
+        interaction=1.0 if nominal else ctx["interaction"][model_code, hw_code],
+    )
+    return {"throughput": out["throughput"], "memory_gb": mem, "feasible": feasible}
+
+
+def _release_factor(ctx: dict, hw_code: np.ndarray, family_code: np.ndarray, times: np.ndarray) -> np.ndarray:
+    """Product of the software releases in force at ``times`` for each pair."""
+    factor = np.ones(len(hw_code))
+    releases = ctx["releases"]
+    if not len(releases):
+        return factor
+    families = list(FAMILIES)
+    stack = ctx["stack"][hw_code]
+    for (software, when), group in releases.groupby(["software", "time"], sort=True, observed=True):
+        by_family = np.ones(len(families))
+        by_family[[families.index(f) for f in group["model_family"].astype(str)]] = group["factor"].to_numpy(float)
+        hit = (stack == _STACKS.index(str(software))) & (times >= np.datetime64(pd.Timestamp(when), "ns"))
+        factor[hit] *= by_family[family_code[hit]]
+    return factor
+
+
+def _pick(rng, options, weights, size):
+    """Draw ``size`` values from ``options`` with ``weights``."""
+    weights = np.asarray(weights, float)
+    return np.asarray(options)[rng.choice(len(options), size=size, p=weights / weights.sum())]
+
+
+def _draw_jobs(rng, models, n, start_ns, days, *, recurring_share, sweep_share, sweep_config_spread):
+    """A pool of ``n`` job seeds: model type, kind, timing and launch configuration."""
+    span_days = days
+    pop = models["_popularity"].to_numpy(float)
+    kind = rng.choice(3, size=n, p=[recurring_share, 1 - recurring_share - sweep_share, sweep_share])
+    # sweeps: members of one sweep share the model type and start time
+    model = rng.choice(len(models), size=n, p=pop)
+    leader = np.arange(n)
+    is_sweep = kind == 2
+    sweep_idx = np.flatnonzero(is_sweep)
+    if len(sweep_idx):
+        size = rng.integers(3, 9, len(sweep_idx))
+        starts = np.cumsum(size) - size
+        group_first = np.repeat(sweep_idx[np.minimum(starts, len(sweep_idx) - 1)], size)[: len(sweep_idx)]
+        leader[sweep_idx] = group_first
+        model[sweep_idx] = model[group_first]
+    period_h = _pick(rng, [6, 12, 24, 48, 168], [0.08, 0.12, 0.6, 0.1, 0.1], n).astype(float)
+    lifetime = np.minimum(1 + rng.geometric(1 / 30, n), 400)
+    runs = np.where(kind == 0, lifetime, 1 + rng.geometric(0.6, n) - 1)
+    runs = np.where(kind == 2, 1 + rng.geometric(0.7, n) - 1, runs)
+    runs = np.maximum(runs, 1)
+    span_h = np.where(kind == 0, lifetime * period_h, 48.0)
+    lo = start_ns - (span_h * _HOUR.astype(np.int64)).astype(np.int64)
+    hi = start_ns + int(span_days * 24 * 3600 * 1e9)
+    t0 = lo + (rng.uniform(size=n) * (hi - lo)).astype(np.int64)
+    t0[sweep_idx] = t0[leader[sweep_idx]] + (rng.uniform(0, 1, len(sweep_idx)) * 3600e9).astype(np.int64)
+    return {"model": model, "kind": kind, "period_h": period_h, "runs": runs.astype(np.int64), "t0": t0,
+            "spread": np.where(is_sweep, sweep_config_spread, 1).astype(np.int64)}
+
+
+def _launch_config(rng, models, model, spread):
+    """Each job's launch configuration near its model type's usual one."""
+    n = len(model)
+    fam_names = models["model_family"].astype(str).to_numpy()[model]
+    shift_t = np.where(spread > 1, rng.integers(-2, 3, n), _pick(rng, [-1, 0, 1], [0.2, 0.6, 0.2], n))
+    shift_b = np.where(spread > 1, rng.integers(-2, 3, n), _pick(rng, [-1, 0, 1], [0.2, 0.6, 0.2], n))
+    trainers = np.maximum(1, (models["_base_trainers"].to_numpy()[model] * 2.0 ** shift_t)).astype(np.int64)
+    batch = np.maximum(1, (models["_base_batch"].to_numpy()[model] * 2.0 ** shift_b)).astype(np.int64)
+    precision = models["_base_precision"].astype(str).to_numpy()[model].copy()
+    parallelism = models["_base_parallelism"].astype(str).to_numpy()[model].copy()
+    seq = models["_base_seq"].to_numpy(float)[model].copy()
+    redraw_p = rng.uniform(size=n) < 0.15
+    redraw_s = rng.uniform(size=n) < 0.3
+    for name, fam in FAMILIES.items():
+        idx = np.flatnonzero(fam_names == name)
+        if not len(idx):
+            continue
+        sub = idx[redraw_p[idx]]
+        precision[sub] = _pick(rng, list(fam.precisions), list(fam.precisions.values()), len(sub))
+        if fam.seq:
+            sub = idx[redraw_s[idx]]
+            seq[sub] = _pick(rng, fam.seq, np.ones(len(fam.seq)), len(sub))
+    parallelism = np.where((trainers == 1) & (parallelism != "hybrid"), "data", parallelism)
+    return trainers, batch, precision, parallelism, seq
+
+
+def simulate(
+    preset: str = "small",
+    *,
+    days: int = 60,
+    seed: int = 0,
+    start="2026-01-01",
+    attempts_per_day: int | None = None,
+    n_model_types: int = 700,
+    zipf_exponent: float = 0.5,
+    recurring_share: float = 0.25,
+    sweep_share: float = 0.25,
+    variant_sigma: float = 0.75,
+    interaction_sigma: float = 0.15,
+    run_noise: float = 0.06,
+    straggler_rate: float = 0.04,
+    failure_rate: float = 0.03,
+    retry_rate: float = 0.6,
+    stickiness: float = 0.82,
+    releases_per_stack: int = 2,
+    release_sigma: float = 0.06,
+) -> Fleet:
+    """Simulate a training fleet: jobs, their attempts and the throughput each measured.
+
+    Parameters
+    ----------
+    preset : {"tiny", "small", "production"}, default="small"
+        Sets the default attempts a day (:data:`PRESETS`: 300, 2,500 and
+        25,000); catalogs are the same for every preset.
+    days : int, default=60
+        Length of the simulated period, in days.
+    seed : int, default=0
+        Seed of every draw: the same arguments give the same fleet.
+    start : str or Timestamp, default="2026-01-01"
+        First day of the period.
+    attempts_per_day : int, optional
+        Overrides the preset's attempts a day (before retries, which add a few percent).
+    n_model_types : int, default=700
+        Model types in the catalog.
+    zipf_exponent : float, default=0.5
+        Popularity of the model type of rank ``r`` is proportional to ``r**-zipf_exponent``.
+    recurring_share, sweep_share : float, default=0.25, 0.25
+        Shares of jobs that recur on a period (hours to a week, ~30 runs) and
+        that belong to a hyper-parameter sweep (3-8 jobs of one model type
+        submitted together, with launch configurations spread wider); the
+        rest are ad-hoc jobs of one to a few runs.
+    variant_sigma : float, default=0.75
+        Log-sd of the hidden job factor (layer widths, feature sets...) that
+        scales a job's FLOPs, traffic and activations inside its model type.
+    interaction_sigma : float, default=0.15
+        Log-sd of the hidden per-(model type, hardware type) efficiency.
+    run_noise : float, default=0.06
+        Log-sd of run-to-run noise of measured throughput.
+    straggler_rate : float, default=0.04
+        Share of completed runs degraded by a straggler or contention (they
+        reach 30-85% of their throughput).
+    failure_rate : float, default=0.03
+        Share of attempts that fail for reasons other than memory.
+    retry_rate : float, default=0.6
+        Chance that a failed or out-of-memory attempt is retried within hours.
+    stickiness : float, default=0.82
+        Chance that an attempt runs on its job's usual hardware type; the
+        others go to one of two alternatives the scheduler picked for the job.
+    releases_per_stack : int, default=2
+        Software releases of each accelerator stack during the period; each
+        moves every family's throughput on that stack by a lognormal factor.
+    release_sigma : float, default=0.06
+        Log-sd of a release's factor per family (mean +2%).
+
+    Returns
+    -------
+    Fleet
+
+    Examples
+    --------
+    >>> fleet = simulate("tiny", days=2, seed=0)
+    >>> from leapml.schema import validate_attempts
+    >>> _ = validate_attempts(fleet.attempts, fleet.hardware)
+    >>> bool(fleet.attempts["submit_time"].is_monotonic_increasing)
+    True
+    """
+    if preset not in PRESETS:
+        raise ValueError(f"preset must be one of {sorted(PRESETS)}, got {preset!r}")
+    if int(days) != days or days < 1:
+        raise ValueError(f"days must be a positive integer, got {days}")
+    for name, value in {"recurring_share": recurring_share, "sweep_share": sweep_share,
+                        "straggler_rate": straggler_rate, "failure_rate": failure_rate,
+                        "retry_rate": retry_rate, "stickiness": stickiness}.items():
+        if not 0 <= value <= 1:
+            raise ValueError(f"{name} must be in [0, 1], got {value}")
+    if recurring_share + sweep_share > 1:
+        raise ValueError("recurring_share + sweep_share must be at most 1")
+    for name, value in {"variant_sigma": variant_sigma, "interaction_sigma": interaction_sigma,
+                        "run_noise": run_noise, "release_sigma": release_sigma}.items():
+        if value < 0:
+            raise ValueError(f"{name} must be >= 0, got {value}")
+    days = int(days)
+    per_day = PRESETS[preset] if attempts_per_day is None else int(attempts_per_day)
+    if per_day < 1:
+        raise ValueError(f"attempts_per_day must be positive, got {per_day}")
+    params = {k: v for k, v in locals().items() if k not in ("per_day",) and not k.startswith("_")}
+    params["attempts_per_day"] = per_day
+    params["start"] = str(pd.Timestamp(start))
+
+    start_ts = pd.Timestamp(start)
+    start_ns = start_ts.value
+    end_ns = (start_ts + pd.Timedelta(days=days)).value
+    rng = np.random.default_rng([seed, 11])
+    hardware = hardware_catalog(start=start_ts, days=days)
+    models = model_catalog(seed, n_types=n_model_types, zipf_exponent=zipf_exponent)
+    n_hw = len(hardware)
+
+    # hidden tables: per-(type, hardware) interaction and software releases
+    inter = np.exp(rng.normal(0, interaction_sigma, (len(models), n_hw)))
+    interactions = pd.DataFrame({
+        "model_type": pd.Categorical.from_codes(np.repeat(np.arange(len(models)), n_hw), categories=models["model_type"].cat.categories),
+        "hardware_type": pd.Categorical.from_codes(np.tile(np.arange(n_hw), len(models)), categories=hardware["hardware_type"].cat.categories),
+        "_interaction": inter.ravel(),
+    })
+    rel_rows = []
+    for software in _RELEASE_STACKS:
+        for _ in range(releases_per_stack):
+            when = start_ts + pd.Timedelta(days=float(rng.uniform(0.05, 0.95) * days)).round("h")
+            factors = np.exp(rng.normal(0.02, release_sigma, len(FAMILIES)))
+            rel_rows += [(software, when, fam, f) for fam, f in zip(FAMILIES, factors, strict=True)]
+    releases = pd.DataFrame(rel_rows, columns=["software", "time", "model_family", "factor"])
+    releases["time"] = releases["time"].astype("datetime64[ns]")
+    releases["software"] = releases["software"].astype("category")
+    releases["model_family"] = pd.Categorical(releases["model_family"], categories=list(FAMILIES))
+    ctx = _context(models, hardware, interactions, releases)
+
+    # job pool: draw generously, then keep jobs in random order until the target is met
+    target = per_day * days / (1 + 0.05 * retry_rate)
+    pool_size = int(target / 3) + 200
+    while True:
+        seeds = _draw_jobs(rng, models, pool_size, start_ns, days, recurring_share=recurring_share,
+                           sweep_share=sweep_share, sweep_config_spread=2)
+        runs = seeds["runs"]
+        job_of_run = np.repeat(np.arange(pool_size), runs)
+        first = np.cumsum(runs) - runs
+        run_index = np.arange(runs.sum()) - np.repeat(first, runs)
+        gaps = np.where(run_index == 0, 0.0, rng.uniform(0.5, 30.0, runs.sum()))
+        cum = np.cumsum(gaps)
+        adhoc_offset = cum - np.repeat(cum[first], runs)
+        period = seeds["period_h"][job_of_run]
+        offset_h = np.where(seeds["kind"][job_of_run] == 0,
+                            run_index * period + rng.normal(0, 0.04, runs.sum()) * period, adhoc_offset)
+        t = seeds["t0"][job_of_run] + (offset_h * 3600e9).astype(np.int64)
+        inside = (t >= start_ns) & (t < end_ns)
+        in_window = np.bincount(job_of_run[inside], minlength=pool_size)
+        if in_window.sum() >= target or pool_size > 50 * target:
+            break
+        pool_size = int(pool_size * 1.6 * target / max(in_window.sum(), 1)) + 100
+    order = rng.permutation(pool_size)
+    cum_attempts = np.cumsum(in_window[order])
+    keep_jobs = np.sort(order[: int(np.searchsorted(cum_attempts, target)) + 1])
+    keep_jobs = keep_jobs[in_window[keep_jobs] > 0]
+    job_pos = np.full(pool_size, -1)
+    job_pos[keep_jobs] = np.arange(len(keep_jobs))
+    sel = inside & (job_pos[job_of_run] >= 0)
+    att_job = job_pos[job_of_run[sel]]
+    att_time = t[sel]
+    att_run = run_index[sel]
+    n_jobs = len(keep_jobs)
+
+    model = seeds["model"][keep_jobs]
+    trainers, batch, precision, parallelism, seq = _launch_config(rng, models, model, seeds["spread"][keep_jobs])
+    variant = np.exp(rng.normal(0, variant_sigma, n_jobs))
+    memory_factor = np.exp(rng.normal(0, 0.08, n_jobs))
+    job_hours = models["_hours"].to_numpy(float)[model] * np.exp(rng.normal(0, 0.5, n_jobs))
+    job_t0 = seeds["t0"][keep_jobs]
+
+    # the scheduler's candidates: feasible by its nominal estimate, weighted by capacity
+    launch_rows = {
+        "trainers": np.repeat(trainers, n_hw), "batch": np.repeat(batch, n_hw),
+        "precision": np.repeat(precision, n_hw), "parallelism": np.repeat(parallelism, n_hw),
+        "seq": np.repeat(seq, n_hw), "variant": np.repeat(variant, n_hw),
+        "memory_factor": np.repeat(memory_factor, n_hw),
+    }
+    all_model = np.repeat(model, n_hw)
+    all_hw = np.tile(np.arange(n_hw), n_jobs)
+    prec_code = pd.Index(PRECISIONS).get_indexer(precision)
+    peak_ok = np.isfinite(ctx["peaks"][:, prec_code].T)
+    supported = (ctx["maturity"][:, ctx["kind_code"][model]].T > 0) & peak_ok
+    introduced = ctx["introduced"].astype(np.int64)
+    age_days = (job_t0[:, None] - introduced[None, :]) / 86400e9
+    capacity = hardware["capacity_weight"].to_numpy(float)[None, :] * np.clip(age_days / 10, 0, 1)
+    usable = supported & (capacity > 0)
+    nominal = _evaluate(ctx, all_model, all_hw, launch_rows, nominal=True)
+    fits = nominal["feasible"].reshape(n_jobs, n_hw) & usable
+    # users shrink a configuration that fits nowhere: halve the batch, else add trainers
+    for _ in range(8):
+        stuck = np.flatnonzero(~fits.any(axis=1) & usable.any(axis=1))
+        if not len(stuck):
+            break
+        halve = batch[stuck] > 1
+        batch[stuck] = np.where(halve, batch[stuck] // 2, batch[stuck])
+        trainers[stuck] = np.where(halve, trainers[stuck], trainers[stuck] * 2)
+        rows = (stuck[:, None] * n_hw + np.arange(n_hw)[None, :]).ravel()
+        sub = {k: v[rows] for k, v in launch_rows.items()}
+        sub["trainers"] = np.repeat(trainers[stuck], n_hw)
+        sub["batch"] = np.repeat(batch[stuck], n_hw)
+        again = _evaluate(ctx, all_model[rows], all_hw[rows], sub, nominal=True)
+        fits[stuck] = again["feasible"].reshape(len(stuck), n_hw) & usable[stuck]
+    launch_rows["trainers"] = np.repeat(trainers, n_hw)
+    launch_rows["batch"] = np.repeat(batch, n_hw)
+    # jobs that fit nowhere (by the estimate) land on the largest memory that runs them
+    no_fit = ~fits.any(axis=1)
+    largest = np.where(usable, hardware["memory_gb"].to_numpy(float)[None, :], -1).argmax(axis=1)
+    keys = np.where(fits, np.log(np.where(capacity > 0, capacity, 1)) + rng.gumbel(size=fits.shape), -np.inf)
+    ranked = np.argsort(-keys, axis=1)[:, :3]
+    n_ok = fits.sum(axis=1)
+    for j in (1, 2):
+        ranked[:, j] = np.where(n_ok > j, ranked[:, j], ranked[:, 0])
+    ranked[no_fit] = largest[no_fit, None]
+    drop = ~usable.any(axis=1)  # no stack runs this family at this precision: never submitted
+    candidates = ranked
+
+    # expected throughput of each job on its candidates (hidden factors included)
+    c_model = np.repeat(model, 3)
+    c_hw = candidates.ravel()
+    c_launch = {k: np.repeat(v[::n_hw], 3) for k, v in launch_rows.items()}
+    truth = _evaluate(ctx, c_model, c_hw, c_launch)
+    cand_thr = truth["throughput"].reshape(n_jobs, 3)
+    cand_fit = truth["feasible"].reshape(n_jobs, 3)
+
+    # attempts: pick a candidate (sticky), then retries of failures
+    alt = (1 - stickiness)
+    choice = rng.choice(3, size=len(att_job), p=[stickiness, alt * 0.72, alt * 0.28])
+    keep = ~drop[att_job]
+    att_job, att_time, att_run, choice = att_job[keep], att_time[keep], att_run[keep], choice[keep]
+    status = _status(rng, cand_fit[att_job, choice], failure_rate)
+    retry = (status != 0) & (rng.uniform(size=len(status)) < retry_rate)
+    r_job = att_job[retry]
+    r_choice = np.where(status[retry] == 1, (choice[retry] + 1) % 3, choice[retry])
+    r_time = att_time[retry] + (rng.uniform(0.1, 3.0, retry.sum()) * 3600e9).astype(np.int64)
+    r_status = _status(rng, cand_fit[r_job, r_choice], failure_rate)
+    in_time = r_time < end_ns
+    att_job = np.concatenate([att_job, r_job[in_time]])
+    att_time = np.concatenate([att_time, r_time[in_time]])
+    choice = np.concatenate([choice, r_choice[in_time]])
+    status = np.concatenate([status, r_status[in_time]])
+
+    order = np.lexsort((att_job, att_time))
+    att_job, att_time, choice, status = att_job[order], att_time[order], choice[order], status[order]
+    att_hw = candidates[att_job, choice]
+    n_att = len(att_job)
+    family_code = ctx["family_code"][model[att_job]]
+    expected = cand_thr[att_job, choice] * _release_factor(ctx, att_hw, family_code, att_time.astype("datetime64[ns]"))
+    noise = np.exp(rng.normal(0, run_noise, n_att))
+    degraded = rng.uniform(size=n_att) < straggler_rate
+    noise = np.where(degraded, noise * rng.uniform(0.3, 0.85, n_att), noise)
+    ok = status == 0
+    throughput = np.where(ok, expected * noise, np.nan)
+    # runs train a fixed amount of work: slower hardware runs longer
+    home = cand_thr[att_job, 0]
+    slowdown = np.clip(home / np.where(expected > 0, expected, home), 0.2, 5.0)
+    hours = job_hours[att_job] * slowdown * np.exp(rng.normal(0, 0.2, n_att))
+    hours = np.where(status == 2, hours * rng.uniform(0.01, 1.0, n_att), hours)
+    hours = np.where(status == 1, rng.uniform(0.02, 0.25, n_att), hours)
+
+    job_ids = np.arange(n_jobs, dtype=np.int64) + 1
+    type_cats = models["model_type"].cat.categories
+    fam_cats = models["model_family"].cat.categories
+    seq_col = pd.array(np.where(np.isfinite(seq), seq, 0).astype(np.int64), dtype="Int64")
+    seq_col[~np.isfinite(seq)] = pd.NA
+    model_codes_in_cats = type_cats.get_indexer(models["model_type"].astype(str))
+    fam_codes_in_cats = fam_cats.get_indexer(models["model_family"].astype(str))
+    hw_cats = hardware["hardware_type"].cat.categories
+    hw_codes_in_cats = hw_cats.get_indexer(hardware["hardware_type"].astype(str))
+    jobs = pd.DataFrame({
+        "job_id": job_ids,
+        "model_type": pd.Categorical.from_codes(model_codes_in_cats[model], categories=type_cats),
+        "model_family": pd.Categorical.from_codes(fam_codes_in_cats[model], categories=fam_cats),
+        "trainer_count": trainers,
+        "batch_size": batch,
+        "precision": pd.Categorical(precision, categories=list(PRECISIONS)),
+        "seq_len": seq_col,
+        "parallelism": pd.Categorical(parallelism, categories=list(_PARALLELISM_CODES)),
+        "_variant": variant,
+        "_memory_factor": memory_factor,
+        "_kind": pd.Categorical(np.array(["recurring", "adhoc", "sweep"])[seeds["kind"][keep_jobs]],
+                                categories=["recurring", "adhoc", "sweep"]),
+        "_period_h": np.where(seeds["kind"][keep_jobs] == 0, seeds["period_h"][keep_jobs], np.nan),
+        "_first_submit": job_t0.astype("datetime64[ns]"),
+        "_hours": job_hours,
+        "_home_hardware": pd.Categorical.from_codes(hw_codes_in_cats[candidates[:, 0]], categories=hw_cats),
+        "_alternative_1": pd.Categorical.from_codes(hw_codes_in_cats[candidates[:, 1]], categories=hw_cats),
+        "_alternative_2": pd.Categorical.from_codes(hw_codes_in_cats[candidates[:, 2]], categories=hw_cats),
+    })
+    attempts = pd.DataFrame({
+        "attempt_id": np.arange(1, n_att + 1, dtype=np.int64),
+        "job_id": job_ids[att_job],
+        "submit_time": att_time.astype("datetime64[ns]"),
+        "model_type": jobs["model_type"].take(att_job).to_numpy(),
+        "model_family": jobs["model_family"].take(att_job).to_numpy(),
+        "trainer_count": trainers[att_job],
+        "batch_size": batch[att_job],
+        "precision": jobs["precision"].take(att_job).to_numpy(),
+        "seq_len": seq_col.take(att_job),
+        "parallelism": jobs["parallelism"].take(att_job).to_numpy(),
+        "hardware_type": pd.Categorical.from_codes(hw_codes_in_cats[att_hw], categories=hw_cats),
+        "status": pd.Categorical.from_codes(status, categories=list(STATUSES)),
+        "throughput": throughput,
+        "device_hours": trainers[att_job] * hours,
+        "expected_throughput": np.where(status == 1, np.nan, expected),
+    })
+    assert [c.name for c in ATTEMPT_COLUMNS] == list(attempts.columns[:-1])
+    return Fleet(attempts=attempts, hardware=hardware, models=models, jobs=jobs,
+                 interactions=interactions, releases=releases, params=params)
+
+
+def _status(rng, fits: np.ndarray, failure_rate: float) -> np.ndarray:
+    """0 ok, 1 oom (does not fit), 2 failed for another reason."""
+    failed = rng.uniform(size=len(fits)) < failure_rate
+    return np.where(~fits, 1, np.where(failed, 2, 0)).astype(np.int8)
+
+
+def lookup_table_score(attempts: pd.DataFrame, *, train_days: int = 30, start=None) -> dict:
+    """Score the fleet's old lookup table on the day after a training window.
+
+    The table (:class:`leapml.baselines.LookupTableRegressor`, its default 19
+    model types) is fitted on the completed attempts of the first
+    ``train_days`` days and scored on the completed attempts of the next day.
+    A log shorter than ``train_days + 1`` days trains on every day but its last.
+
+    Returns
+    -------
+    dict
+        ``coverage`` (share of the scored attempts the table answers),
+        ``accuracy`` (share of those within +-20% of the measured throughput),
+        ``n_scored``, ``train_days``.
+
+    Examples
+    --------
+    >>> score = lookup_table_score(simulate("tiny", days=4, seed=0).attempts, train_days=3)
+    >>> sorted(score)
+    ['accuracy', 'coverage', 'n_scored', 'train_days']
+    """
+    from ..baselines import LookupTableRegressor
+
+    times = attempts["submit_time"]
+    first = pd.Timestamp(times.min()).normalize() if start is None else pd.Timestamp(start)
+    n_days = int(np.ceil((pd.Timestamp(times.max()) - first) / pd.Timedelta(days=1)))
+    train_days = max(1, min(int(train_days), n_days - 1))
+    cut = first + pd.Timedelta(days=train_days)
+    ok = (attempts["status"].astype(str) == "ok").to_numpy()
+    train = attempts[ok & (times < cut).to_numpy()]
+    test = attempts[ok & ((times >= cut) & (times < cut + pd.Timedelta(days=1))).to_numpy()]
+    if not len(train) or not len(test):
+        return {"coverage": float("nan"), "accuracy": float("nan"), "n_scored": len(test), "train_days": train_days}
+    table = LookupTableRegressor().fit(train, train["throughput"].to_numpy(float))
+    pred = table.predict(test)
+    covered = np.isfinite(pred)
+    measured = test["throughput"].to_numpy(float)
+    within = np.abs(pred[covered] / measured[covered] - 1) <= 0.20
+    return {
+        "coverage": float(covered.mean()),
+        "accuracy": float(within.mean()) if covered.any() else float("nan"),
+        "n_scored": int(len(test)),
+        "train_days": train_days,
+    }
+
+
+def describe(fleet: Fleet, *, train_days: int = 30) -> pd.DataFrame:
+    """The calibration properties of a simulated fleet, with targets and pass/fail.
+
+    Targets are those of the design of the production fleet: attempts a day
+    within 10% of the configured rate, more than 660 model types and more than
+    20 hardware types seen, throughput spanning at least seven orders of
+    magnitude, and the lookup table (trained on ``train_days`` days, scored on
+    the next) covering 10-16% of the completed attempts, within +-20% on
+    45-60% of those. Rows without a target inform only.
+
+    Parameters
+    ----------
+    fleet : Fleet
+    train_days : int, default=30
+        Training window of the lookup table.
+
+    Returns
+    -------
+    DataFrame
+        Columns ``property``, ``value`` (float), ``target`` (text) and
+        ``passed`` (nullable boolean; NA where there is no target).
+
+    Examples
+    --------
+    >>> table = describe(simulate("tiny", days=3, seed=0), train_days=2)
+    >>> list(table.columns)
+    ['property', 'value', 'target', 'passed']
+    """
+    att = fleet.attempts
+    days = fleet.params.get("days") or max(1, (att["submit_time"].max() - att["submit_time"].min()).days + 1)
+    per_day = fleet.params.get("attempts_per_day")
+    ok = att["status"].astype(str) == "ok"
+    thr = att.loc[ok, "throughput"].to_numpy(float)
+    span = float(np.log10(thr.max() / thr.min())) if len(thr) else float("nan")
+    score = lookup_table_score(att, train_days=train_days, start=fleet.params.get("start"))
+    earlier = att["job_id"].duplicated(keep="first").mean()
+    rows = [
+        ("attempts a day", len(att) / days, f"~{per_day:,}" if per_day else "~25,000",
+         None if not per_day else abs(len(att) / days / per_day - 1) <= 0.10),
+        ("model types seen", att["model_type"].nunique(), "> 660", att["model_type"].nunique() > 660),
+        ("hardware types seen", att["hardware_type"].nunique(), "> 20", att["hardware_type"].nunique() > 20),
+        ("throughput range, log10(max/min) over completed attempts", span, ">= 7", span >= 7),
+        (f"lookup-table coverage (train {score['train_days']} days, score the next)",
+         score["coverage"], "0.10-0.16", 0.10 <= score["coverage"] <= 0.16),
+        ("lookup-table accuracy at +-20% on covered attempts", score["accuracy"], "0.45-0.60",
+         0.45 <= score["accuracy"] <= 0.60),
+        ("share of attempts with an earlier run of their job", earlier, "", None),
+        ("share of attempts out of memory", (att["status"].astype(str) == "oom").mean(), "", None),
+        ("share of attempts failed", (att["status"].astype(str) == "failed").mean(), "", None),
+        ("hardware types per job (median)",
+         att.groupby("job_id", observed=True)["hardware_type"].nunique().median(), "", None),
+    ]
+    return pd.DataFrame({
+        "property": [r[0] for r in rows],
+        "value": np.array([r[1] for r in rows], dtype=float),
+        "target": [r[2] for r in rows],
+        "passed": pd.array([r[3] if r[3] is None else bool(r[3]) for r in rows], dtype="boolean"),
+    })
+
+
+def format_description(table: pd.DataFrame) -> str:
+    """Format :func:`describe`'s table as a Markdown table.
+
+    Examples
+    --------
+    >>> print(format_description(pd.DataFrame({"property": ["model types seen"], "value": [700.0],
+    ...     "target": ["> 660"], "passed": pd.array([True], dtype="boolean")})))
+    | property | value | target | pass |
+    |---|---|---|---|
+    | model types seen | 700 | > 660 | yes |
+    """
+    lines = ["| property | value | target | pass |", "|---|---|---|---|"]
+    for row in table.itertuples(index=False):
+        value = row.value
+        if not np.isfinite(value):
+            text = "n/a"
+        elif float(value).is_integer() and abs(value) >= 1:
+            text = f"{int(value):,}"
+        elif abs(value) >= 100:
+            text = f"{value:,.0f}"
+        else:
+            text = f"{value:.3g}"
+        passed = "" if pd.isna(row.passed) else ("yes" if row.passed else "no")
+        lines.append(f"| {row.property} | {text} | {row.target} | {passed} |")
+    return "\n".join(lines)
