@@ -69,9 +69,7 @@ def default_classifier():
 
     A multiclass model grows one tree per bin and round, so it costs about as
     much as all the experts together; a row subsample of one half per round
-    halves that, and a learning rate of 0.15 makes up for it (on the
-    synthetic benchmark, 200 rounds gained under 2 points within +-20 % over
-    100).
+    halves that, and a learning rate of 0.15 makes up for part of it.
 
     Examples
     --------

@@ -50,7 +50,7 @@ def _learn_categories(series):
 
 def _encode_column(values, categories):
     # matching is by value, so a category unseen in fit becomes -1 and then NaN
-    codes = pd.Categorical(values, categories=categories).codes.astype(np.float64)
+    codes = pd.Index(categories).get_indexer(np.asarray(values, dtype=object)).astype(np.float64)
     codes[codes < 0] = np.nan
     return codes
 
@@ -263,6 +263,12 @@ class LeapRegressor(RegressorMixin, BaseEstimator):
         if sample_weight is not None:
             sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64,
                                                  ensure_non_negative=True)
+        # A canonical row order makes the fit independent of the order rows
+        # arrive in, LightGBM's row sampling included.
+        order = _canonical_order(X, y, sample_weight)
+        X, y = X[order], y[order]
+        if sample_weight is not None:
+            sample_weight = sample_weight[order]
         log_y = np.log(y)
         edges = equal_frequency_edges(log_y, self.n_bins, sample_weight=sample_weight)
         n_bins = len(edges) - 1
@@ -386,6 +392,22 @@ class LeapRegressor(RegressorMixin, BaseEstimator):
         from leapml.io import save
 
         return save(self, path)
+
+
+def _canonical_order(X, y, sample_weight):
+    """A row order that depends only on the rows' contents, not on their positions."""
+    # hash each row's bit pattern; adding 0.0 maps -0.0 onto 0.0 and the
+    # constants are odd 64-bit multipliers, so equal rows (and only those,
+    # barring 2^-64 collisions) share a hash
+    bits = np.ascontiguousarray(X + 0.0).view(np.uint64)
+    row_hash = np.zeros(len(X), dtype=np.uint64)
+    multiplier = np.uint64(0x9E3779B97F4A7C15)
+    with np.errstate(over="ignore"):
+        for j in range(bits.shape[1]):
+            mixed = (bits[:, j] ^ (bits[:, j] >> np.uint64(31))) * np.uint64(2 * j + 1)
+            row_hash = (row_hash ^ mixed) * multiplier
+    keys = [y, row_hash] if sample_weight is None else [sample_weight, y, row_hash]
+    return np.lexsort(keys)
 
 
 def _n_columns(X):

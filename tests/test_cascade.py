@@ -1,0 +1,130 @@
+"""The hard-EM loop over per-bin experts, and the router, on plain numpy arrays."""
+
+import lightgbm as lgb
+import numpy as np
+import pytest
+from sklearn.linear_model import LinearRegression, LogisticRegression
+from sklearn.tree import DecisionTreeRegressor
+
+from leapml._binning import assign_bins, equal_frequency_edges
+from leapml._cascade import (
+    ConstantModel,
+    fit_cascade,
+    fit_router,
+    lightgbm_params,
+    predict_router,
+)
+
+
+def _two_regimes(n=400, seed=0):
+    # two linear regimes chosen by a feature: experts can specialise on each
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(size=(n, 3))
+    log_y = np.where(X[:, 0] > 0.5, 4.0 + 2 * X[:, 1], 1.0 - X[:, 1]) + 0.01 * rng.normal(size=n)
+    return X, log_y
+
+
+def _start(log_y, n_bins):
+    edges = equal_frequency_edges(log_y, n_bins)
+    return assign_bins(log_y, edges), len(edges) - 1
+
+
+def _small_lgbm():
+    return lgb.LGBMRegressor(objective="l1", n_estimators=10, min_child_samples=5, verbose=-1)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_loop_terminates_and_records_each_iteration(seed):
+    X, log_y = _two_regimes(seed=seed)
+    bins, n_bins = _start(log_y, 4)
+    result = fit_cascade(X, log_y, bins, n_bins, regressor=_small_lgbm(), max_iter=6, tol=0.0)
+    assert 1 <= result.n_iter <= 6
+    assert len(result.moved) == len(result.train_loss) == result.n_iter
+    assert all(0.0 <= m <= 1.0 for m in result.moved)
+    assert len(result.experts) == n_bins
+    assert result.assignment.shape == log_y.shape
+    assert set(np.unique(result.assignment)) <= set(range(n_bins))
+    # stopped early only because nothing moved
+    if result.n_iter < 6:
+        assert result.moved[-1] == 0.0
+
+
+def test_reassignment_never_increases_the_loss_with_exact_experts():
+    # linear experts fitted by least squares on their own rows: the assigned
+    # loss after reassignment is at most that before it
+    X, log_y = _two_regimes()
+    bins, n_bins = _start(log_y, 2)
+    result = fit_cascade(X, log_y, bins, n_bins, regressor=LinearRegression(), max_iter=5, tol=0.0)
+    start_loss = np.mean(np.abs(log_y - np.median(log_y)))
+    assert result.train_loss[0] < start_loss
+    # two linear experts recover the two regimes almost exactly
+    assert result.train_loss[-1] < 0.1
+
+
+def test_tol_stops_after_first_iteration():
+    X, log_y = _two_regimes()
+    bins, n_bins = _start(log_y, 3)
+    result = fit_cascade(X, log_y, bins, n_bins, regressor=DecisionTreeRegressor(max_depth=3),
+                         max_iter=10, tol=1.0)
+    assert result.n_iter == 1
+
+
+def test_single_row_bin_gets_a_constant_and_empty_bin_keeps_its_expert():
+    X = np.arange(10, dtype=float).reshape(-1, 1)
+    log_y = np.arange(10, dtype=float)
+    bins = np.array([0] * 9 + [1])
+    result = fit_cascade(X, log_y, bins, 3, regressor=DecisionTreeRegressor(max_depth=1),
+                         max_iter=1)
+    assert isinstance(result.experts[1], ConstantModel)
+    assert result.experts[1].value == 9.0
+    # bin 2 never held a row: it keeps the starting constant (the overall median)
+    assert isinstance(result.experts[2], ConstantModel)
+    assert result.experts[2].value == np.median(log_y)
+
+
+def test_sample_weight_reaches_the_experts():
+    X = np.zeros((20, 1))
+    log_y = np.r_[np.zeros(10), np.ones(10)]
+    weight = np.r_[np.full(10, 10.0), np.ones(10)]
+    bins = np.zeros(20, dtype=int)
+    heavy = fit_cascade(X, log_y, bins, 1, regressor=LinearRegression(), sample_weight=weight,
+                        max_iter=1)
+    plain = fit_cascade(X, log_y, bins, 1, regressor=LinearRegression(), max_iter=1)
+    assert heavy.experts[0].predict(X[:1])[0] < plain.experts[0].predict(X[:1])[0]
+
+
+def test_lightgbm_experts_are_boosters_and_deterministic_across_threads():
+    X, log_y = _two_regimes(n=600)
+    bins, n_bins = _start(log_y, 3)
+    one = fit_cascade(X, log_y, bins, n_bins, regressor=_small_lgbm(), seed=3, num_threads=1)
+    two = fit_cascade(X, log_y, bins, n_bins, regressor=_small_lgbm(), seed=3, num_threads=2)
+    assert all(isinstance(e, lgb.Booster) for e in one.experts)
+    for a, b in zip(one.experts, two.experts, strict=True):
+        np.testing.assert_array_equal(a.predict(X), b.predict(X))
+    np.testing.assert_array_equal(one.assignment, two.assignment)
+
+
+def test_lightgbm_params_translate_the_sklearn_names():
+    model = lgb.LGBMRegressor(n_estimators=7, subsample=0.5, n_jobs=3, random_state=11)
+    params = lightgbm_params(model, seed=0, num_threads=1)
+    assert params["num_iterations"] == 7
+    assert params["num_threads"] == 3 and params["seed"] == 11
+    assert "n_estimators" not in params and "random_state" not in params
+
+
+def test_router_lightgbm_and_sklearn_give_full_probability_rows():
+    X, log_y = _two_regimes()
+    labels = (X[:, 0] > 0.5).astype(int) * 2  # bins 0 and 2 used, bin 1 empty
+    for classifier in (lgb.LGBMClassifier(n_estimators=10, verbose=-1), LogisticRegression()):
+        router = fit_router(X, labels, 3, classifier=classifier)
+        proba = predict_router(router, X, 3)
+        assert proba.shape == (len(X), 3)
+        np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+        assert (proba.argmax(axis=1) == labels).mean() > 0.9
+
+
+def test_router_with_one_label_is_constant():
+    router = fit_router(np.zeros((5, 2)), np.full(5, 1), 3,
+                        classifier=lgb.LGBMClassifier(verbose=-1))
+    assert isinstance(router, ConstantModel)
+    np.testing.assert_array_equal(predict_router(router, np.zeros((2, 2)), 3).argmax(axis=1), [1, 1])

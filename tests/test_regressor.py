@@ -1,0 +1,193 @@
+"""LeapRegressor: fitted state, edge cases, pandas categoricals, errors, determinism."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from _synthetic import make_throughput_regression
+from lightgbm import LGBMClassifier, LGBMRegressor
+from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
+
+from leapml import LeapRegressor
+from leapml._binning import assign_bins
+from leapml._cascade import ConstantModel
+
+
+def small(**params):
+    defaults = dict(
+        n_bins=5, max_iter=3, random_state=0,
+        regressor=LGBMRegressor(n_estimators=10, min_child_samples=5, verbose=-1),
+        classifier=LGBMClassifier(n_estimators=10, min_child_samples=5, verbose=-1),
+    )
+    defaults.update(params)
+    return LeapRegressor(**defaults)
+
+
+@pytest.fixture(scope="module")
+def synthetic():
+    return make_throughput_regression(600, random_state=1)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_fitted_attributes_and_positive_predictions(seed):
+    X, y = make_throughput_regression(400, random_state=seed)
+    model = small().fit(X, y)
+    assert model.n_bins_ == 5 and model.bin_edges_.shape == (6,)
+    assert np.all(np.diff(model.bin_edges_) > 0)
+    np.testing.assert_allclose(model.bin_edges_[[0, -1]], np.log([y.min(), y.max()]))
+    assert len(model.regressors_) == 5
+    assert model.moved_.shape == model.train_loss_.shape == (model.n_iter_,)
+    assert 1 <= model.n_iter_ <= 3
+    assert model.n_features_in_ == X.shape[1]
+    assert list(model.feature_names_in_) == list(X.columns)
+    pred = model.predict(X)
+    assert pred.shape == (len(X),) and np.all(pred > 0) and np.all(np.isfinite(pred))
+    proba = model.predict_bin_proba(X)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    np.testing.assert_array_equal(model.predict_bin(X), proba.argmax(axis=1))
+
+
+def test_default_submodels_learn_the_synthetic_task(synthetic):
+    X, y = synthetic
+    model = LeapRegressor(n_estimators=20, random_state=0).fit(X, y)
+    # far better than predicting the median everywhere on a 7-orders target
+    log_error = np.abs(np.log(model.predict(X)) - np.log(y))
+    assert np.median(log_error) < 0.5 * np.median(np.abs(np.log(y) - np.median(np.log(y))))
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_row_order_does_not_change_the_fit(seed):
+    X, y = make_throughput_regression(300, random_state=seed)
+    perm = np.random.default_rng(seed).permutation(len(y))
+    a = small(combine="soft").fit(X, y).predict(X)
+    b = small(combine="soft").fit(X.iloc[perm], y[perm]).predict(X)
+    np.testing.assert_array_equal(a, b)
+
+
+def test_hard_uses_the_chosen_expert_and_soft_blends_in_log_space(synthetic):
+    X, y = synthetic
+    model = small().fit(X, y)
+    Xe = model._validate_X(X, reset=False)
+    logs = np.column_stack([e.predict(Xe) for e in model.regressors_])
+    chosen = model.predict_bin(X)
+    np.testing.assert_allclose(model.predict(X), np.exp(logs[np.arange(len(y)), chosen]))
+    proba = model.predict_bin_proba(X)
+    soft = model.set_params(combine="soft").predict(X)
+    np.testing.assert_allclose(soft, np.exp((proba * logs).sum(axis=1)), rtol=1e-12)
+
+
+def test_same_seed_same_predictions_also_with_threads(synthetic):
+    X, y = synthetic
+    one = LeapRegressor(n_estimators=10, random_state=5, n_jobs=1).fit(X, y).predict(X)
+    two = LeapRegressor(n_estimators=10, random_state=5, n_jobs=2).fit(X, y).predict(X)
+    again = LeapRegressor(n_estimators=10, random_state=5, n_jobs=2).fit(X, y).predict(X)
+    np.testing.assert_array_equal(one, two)
+    np.testing.assert_array_equal(two, again)
+
+
+def test_ties_give_fewer_bins():
+    rng = np.random.default_rng(0)
+    X = rng.uniform(size=(90, 2))
+    y = np.repeat([1.0, 10.0, 100.0], 30)
+    model = small(n_bins=13).fit(X, y)
+    assert model.n_bins_ == 3
+    assert set(np.unique(model.predict_bin(X))) <= {0, 1, 2}
+
+
+def test_all_equal_y_predicts_that_value():
+    X = np.random.default_rng(0).uniform(size=(30, 2))
+    model = small().fit(X, np.full(30, 7.5))
+    assert model.n_bins_ == 1
+    assert isinstance(model.classifier_, ConstantModel)
+    np.testing.assert_allclose(model.predict(X), 7.5)
+
+
+def test_fewer_rows_than_bins_and_single_row_bins():
+    X = np.arange(4, dtype=float).reshape(-1, 1)
+    y = np.array([1.0, 10.0, 100.0, 1000.0])
+    model = small(n_bins=13).fit(X, y)
+    assert model.n_bins_ == 4
+    # every bin holds one row, so every expert is that row's constant
+    assert all(isinstance(e, ConstantModel) for e in model.regressors_)
+    assert np.all(model.predict(X) > 0)
+
+
+def test_one_feature_and_nan_features():
+    rng = np.random.default_rng(0)
+    x = rng.uniform(size=200)
+    y = np.exp(8 * x)
+    X = x.reshape(-1, 1).copy()
+    X[::10, 0] = np.nan
+    model = small().fit(X, y)
+    pred = model.predict(np.array([[np.nan], [0.5]]))
+    assert pred.shape == (2,) and np.all(np.isfinite(pred)) and np.all(pred > 0)
+
+
+def test_numpy_input_and_user_estimators(synthetic):
+    X, y = make_throughput_regression(300, random_state=2, as_frame=False)
+    model = LeapRegressor(n_bins=4, regressor=DecisionTreeRegressor(max_depth=4),
+                          classifier=DecisionTreeClassifier(max_depth=4), random_state=0)
+    model.fit(X, y)
+    assert isinstance(model.regressors_[0], DecisionTreeRegressor)
+    assert not hasattr(model, "feature_names_in_")
+    assert model.predict(X).shape == (300,)
+
+
+def test_categories_learned_in_fit_and_unseen_means_missing(synthetic):
+    X, y = synthetic
+    model = small().fit(X, y)
+    assert model.categories_[X.columns.get_loc("precision")] == ["bf16", "fp32", "fp8"]
+    new = X.head(20).copy()
+    new["precision"] = "fp4"  # never seen in fit
+    missing = X.head(20).copy()
+    missing["precision"] = None
+    np.testing.assert_array_equal(model.predict(new), model.predict(missing))
+
+
+def test_category_order_at_predict_does_not_remap(synthetic):
+    X, y = synthetic
+    model = small().fit(X, y)
+    shuffled = X.copy()
+    hardware = X["hardware_type"].cat.categories[::-1]
+    shuffled["hardware_type"] = X["hardware_type"].cat.reorder_categories(hardware)
+    as_strings = X.assign(hardware_type=X["hardware_type"].astype(str))
+    expected = model.predict(X)
+    np.testing.assert_array_equal(model.predict(shuffled), expected)
+    np.testing.assert_array_equal(model.predict(as_strings), expected)
+
+
+def test_sample_weight_moves_the_bins():
+    X = np.random.default_rng(0).uniform(size=(100, 2))
+    y = np.exp(np.linspace(0, 5, 100))
+    weight = np.where(np.arange(100) < 50, 4.0, 1.0)
+    plain = small(n_bins=2).fit(X, y)
+    weighted = small(n_bins=2).fit(X, y, sample_weight=weight)
+    assert weighted.bin_edges_[1] < plain.bin_edges_[1]
+    start = assign_bins(np.log(y), weighted.bin_edges_)
+    np.testing.assert_allclose(np.bincount(start, weights=weight), weight.sum() / 2, rtol=0.05)
+
+
+@pytest.mark.parametrize(
+    ("bad", "message"),
+    [
+        (0.0, r"1 of 50 rows are not \(0 NaN, 0 inf, 1 <= 0\)"),
+        (-3.0, r"1 of 50 rows are not \(0 NaN, 0 inf, 1 <= 0\)"),
+        (np.nan, r"1 of 50 rows are not \(1 NaN, 0 inf, 0 <= 0\)"),
+        (np.inf, r"1 of 50 rows are not \(0 NaN, 1 inf, 0 <= 0\)"),
+    ],
+)
+def test_bad_targets_are_refused_with_a_count(bad, message):
+    X = np.random.default_rng(0).uniform(size=(50, 2))
+    y = np.linspace(1, 2, 50)
+    y[7] = bad
+    with pytest.raises(ValueError, match=message):
+        small().fit(X, y)
+
+
+def test_length_mismatch_and_bad_params_are_refused():
+    X = np.ones((10, 2))
+    with pytest.raises(ValueError, match="inconsistent numbers of samples"):
+        small().fit(X, np.ones(9))
+    with pytest.raises(ValueError, match="combine"):
+        small(combine="mean").fit(X, np.ones(10))
+    with pytest.raises(ValueError, match="n_bins"):
+        small(n_bins=0).fit(X, np.ones(10))
