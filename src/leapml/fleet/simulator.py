@@ -465,6 +465,7 @@ def simulate(
     >>> bool(fleet.attempts["submit_time"].is_monotonic_increasing)
     True
     """
+    params = dict(locals())  # the arguments, before any local is defined
     if preset not in PRESETS:
         raise ValueError(f"preset must be one of {sorted(PRESETS)}, got {preset!r}")
     if int(days) != days or days < 1:
@@ -484,7 +485,6 @@ def simulate(
     per_day = PRESETS[preset] if attempts_per_day is None else int(attempts_per_day)
     if per_day < 1:
         raise ValueError(f"attempts_per_day must be positive, got {per_day}")
-    params = {k: v for k, v in locals().items() if k not in ("per_day",) and not k.startswith("_")}
     params["attempts_per_day"] = per_day
     params["start"] = str(pd.Timestamp(start))
 
@@ -678,13 +678,13 @@ def simulate(
         "attempt_id": np.arange(1, n_att + 1, dtype=np.int64),
         "job_id": job_ids[att_job],
         "submit_time": att_time.astype("datetime64[ns]"),
-        "model_type": jobs["model_type"].take(att_job).to_numpy(),
-        "model_family": jobs["model_family"].take(att_job).to_numpy(),
+        "model_type": jobs["model_type"].array.take(att_job),
+        "model_family": jobs["model_family"].array.take(att_job),
         "trainer_count": trainers[att_job],
         "batch_size": batch[att_job],
-        "precision": jobs["precision"].take(att_job).to_numpy(),
+        "precision": jobs["precision"].array.take(att_job),
         "seq_len": seq_col.take(att_job),
-        "parallelism": jobs["parallelism"].take(att_job).to_numpy(),
+        "parallelism": jobs["parallelism"].array.take(att_job),
         "hardware_type": pd.Categorical.from_codes(hw_codes_in_cats[att_hw], categories=hw_cats),
         "status": pd.Categorical.from_codes(status, categories=list(STATUSES)),
         "throughput": throughput,

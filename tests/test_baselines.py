@@ -1,0 +1,68 @@
+"""Tests of the lookup-table baseline."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.base import clone
+
+from leapml.baselines import LookupTableRegressor
+from leapml.fleet import simulate
+from leapml.fleet.simulator import lookup_table_score
+
+
+def frame(rows):
+    return pd.DataFrame(rows, columns=["model_type", "trainer_count", "batch_size", "hardware_type"])
+
+
+def test_median_per_key_and_nan_elsewhere():
+    X = frame([("a", 8, 64, "H100")] * 3 + [("a", 8, 128, "H100"), ("b", 1, 32, "T4")])
+    y = [10.0, 30.0, 20.0, 50.0, 7.0]
+    table = LookupTableRegressor().fit(X, y)
+    pred = table.predict(frame([("a", 8, 64, "H100"), ("a", 8, 128, "H100"), ("a", 16, 64, "H100"), ("c", 1, 1, "T4")]))
+    assert pred[0] == 20.0 and pred[1] == 50.0
+    assert np.isnan(pred[2]) and np.isnan(pred[3])
+    assert table.table_["n_runs"].sum() == 5
+
+
+def test_default_keeps_the_most_frequent_model_types():
+    X = frame([("a", 1, 1, "T4")] * 5 + [("b", 1, 1, "T4")] * 3 + [("c", 1, 1, "T4")] * 1)
+    table = LookupTableRegressor(n_model_types=2).fit(X, np.ones(len(X)))
+    assert table.model_types_ == ["a", "b"]
+    assert np.isnan(table.predict(frame([("c", 1, 1, "T4")]))[0])
+    assert LookupTableRegressor().fit(X, np.ones(len(X))).model_types_ == ["a", "b", "c"]
+
+
+def test_explicit_model_types_and_extra_columns():
+    X = frame([("a", 1, 1, "T4"), ("b", 1, 1, "T4")]).assign(noise=[1.0, 2.0])
+    table = LookupTableRegressor(model_types=["b"]).fit(X, [3.0, 4.0])
+    assert table.model_types_ == ["b"]
+    np.testing.assert_array_equal(table.predict(X), [np.nan, 4.0])
+    assert table.coverage(X) == 0.5
+
+
+def test_skips_unusable_targets():
+    X = frame([("a", 1, 1, "T4")] * 3)
+    table = LookupTableRegressor().fit(X, [np.nan, -1.0, 6.0])
+    assert table.predict(X).tolist() == [6.0, 6.0, 6.0]
+
+
+def test_input_errors():
+    with pytest.raises(TypeError, match="DataFrame"):
+        LookupTableRegressor().fit(np.zeros((2, 4)), [1.0, 2.0])
+    with pytest.raises(ValueError, match="lookup key"):
+        LookupTableRegressor().fit(pd.DataFrame({"model_type": ["a"]}), [1.0])
+    with pytest.raises(ValueError, match="n_model_types"):
+        LookupTableRegressor(n_model_types=0).fit(frame([("a", 1, 1, "T4")]), [1.0])
+
+
+def test_is_a_clonable_estimator():
+    est = LookupTableRegressor(n_model_types=5)
+    assert clone(est).get_params() == {"model_types": None, "n_model_types": 5}
+
+
+def test_score_on_a_simulated_fleet():
+    fleet = simulate("tiny", days=5, seed=0, attempts_per_day=1500)
+    score = lookup_table_score(fleet.attempts, train_days=4)
+    assert 0 < score["coverage"] < 0.6
+    assert 0 < score["accuracy"] <= 1
+    assert score["n_scored"] > 500

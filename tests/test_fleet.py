@@ -1,0 +1,207 @@
+"""Tests of the synthetic fleet: catalogs, simulator, truth, save/load, describe."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from leapml.fleet import (
+    FAMILIES,
+    describe,
+    format_description,
+    hardware_catalog,
+    load_fleet,
+    model_catalog,
+    simulate,
+)
+from leapml.schema import LAUNCH_COLUMNS, validate_attempts, validate_hardware
+
+
+@pytest.fixture(scope="module")
+def fleet():
+    return simulate("tiny", days=8, seed=0)
+
+
+def test_hardware_catalog_follows_schema_and_mix():
+    hw = validate_hardware(hardware_catalog())
+    assert 20 <= len(hw) <= 30
+    assert {"NVIDIA", "AMD", "Intel"} <= set(hw["vendor"].astype(str))
+    synthetic = hw[hw["synthetic"]]
+    assert synthetic["hardware_type"].astype(str).tolist() == ["inhouse-rank-v1"]
+    assert "synthetic" in synthetic["vendor"].astype(str).iloc[0]
+    assert (hw["software"].astype(str) == "cpu").sum() == 1
+    start = pd.Timestamp("2026-01-01")
+    late = hw[hw["introduced"] > start]
+    assert 1 <= len(late) <= 5
+    assert (late["introduced"] < start + pd.Timedelta(days=60)).all()
+    # fp8 only from Hopper / Ada / CDNA 3 / Gaudi on; V100 has no bf16
+    v100 = hw.set_index(hw["hardware_type"].astype(str)).loc["V100-32GB-SXM2"]
+    assert np.isnan(v100["peak_bf16_tflops"]) and np.isnan(v100["peak_fp8_tflops"])
+    assert (hw["cost_per_device_hour"] > 0).all()
+
+
+def test_hardware_cost_grows_with_power():
+    hw = hardware_catalog().set_index("hardware_type")
+    assert hw.loc["B200-180GB-SXM", "cost_per_device_hour"] > hw.loc["H100-80GB-SXM5", "cost_per_device_hour"]
+    assert hw.loc["H100-80GB-SXM5", "cost_per_device_hour"] > hw.loc["T4-16GB", "cost_per_device_hour"]
+
+
+def test_model_catalog_size_families_and_zipf():
+    models = model_catalog(seed=0)
+    assert len(models) > 660
+    assert 20 <= models["model_family"].nunique() <= 30
+    assert models["model_type"].is_unique
+    pop = np.sort(models["_popularity"].to_numpy())[::-1]
+    # heavy tail: the top 5% of types run several times their share
+    assert pop[: len(pop) // 20].sum() > 2.5 * 0.05
+    assert model_catalog(seed=0).equals(models)
+    assert not model_catalog(seed=1)["_params_m"].equals(models["_params_m"])
+
+
+def test_attempts_follow_schema(fleet):
+    att = validate_attempts(fleet.attempts, fleet.hardware)
+    assert att["submit_time"].is_monotonic_increasing
+    assert att["attempt_id"].is_unique
+    assert str(att["seq_len"].dtype) == "Int64"
+    for col in ("model_type", "model_family", "precision", "parallelism", "hardware_type", "status"):
+        assert isinstance(att[col].dtype, pd.CategoricalDtype), col
+    assert "expected_throughput" in att.columns
+    assert not [c for c in att.columns if c.startswith("_")]
+    assert att["seq_len"].isna().any() and att["seq_len"].notna().any()
+
+
+def test_statuses_and_truth(fleet):
+    att = fleet.attempts
+    status = att["status"].astype(str)
+    assert 0.5 < (status == "ok").mean() < 0.99
+    assert att.loc[status == "oom", "expected_throughput"].isna().all()
+    assert att.loc[status != "oom", "expected_throughput"].gt(0).all()
+    assert (att["device_hours"] > 0).all()
+
+
+def test_deterministic_for_a_seed():
+    a = simulate("tiny", days=3, seed=5)
+    b = simulate("tiny", days=3, seed=5)
+    c = simulate("tiny", days=3, seed=6)
+    pd.testing.assert_frame_equal(a.attempts, b.attempts)
+    assert not a.attempts["throughput"].equals(c.attempts["throughput"])
+
+
+def test_attempts_per_day_and_recurrence():
+    fleet = simulate("tiny", days=8, seed=1, attempts_per_day=800)
+    att = fleet.attempts
+    assert abs(len(att) / 8 / 800 - 1) < 0.1
+    # many attempts are reruns of a job seen before; jobs stay on few types
+    assert att["job_id"].duplicated().mean() > 0.4
+    per_job = att.groupby("job_id", observed=True)["hardware_type"].nunique()
+    assert per_job.median() <= 2 and per_job.max() <= 3
+    days = att["submit_time"].dt.floor("D").value_counts()
+    assert days.min() > 0.6 * days.mean()
+
+
+def test_jobs_hidden_columns_are_marked(fleet):
+    jobs = fleet.jobs
+    assert jobs["job_id"].is_unique
+    assert set(LAUNCH_COLUMNS) <= set(jobs.columns)
+    visible = {"job_id", *LAUNCH_COLUMNS}
+    assert all(c in visible or c.startswith("_") for c in jobs.columns)
+    assert "_variant" in jobs.columns and jobs["_variant"].std() > 0.1
+    assert set(fleet.attempts["job_id"]) <= set(jobs["job_id"])
+
+
+def test_expected_throughput_matches_attempt_truth(fleet):
+    att = fleet.attempts[fleet.attempts["status"].astype(str) != "oom"].head(300)
+    rows = []
+    for hw, part in att.groupby("hardware_type", observed=True):
+        truth = fleet.expected_throughput(part, [hw])
+        rows.append(pd.DataFrame({"attempt": part["expected_throughput"].to_numpy(),
+                                  "method": truth["expected_throughput"].to_numpy()}))
+    both = pd.concat(rows)
+    np.testing.assert_allclose(both["method"], both["attempt"], rtol=1e-9)
+
+
+def test_expected_throughput_marks_infeasible(fleet):
+    hw_types = fleet.hardware["hardware_type"].astype(str).tolist()
+    jobs = fleet.jobs
+    truth = fleet.expected_throughput(jobs, hw_types, at=fleet.end)
+    assert len(truth) == len(jobs) * len(hw_types)
+    assert truth["expected_throughput"].isna().eq(~truth["feasible"]).all()
+    merged = truth.merge(jobs[["job_id", "precision", "model_family"]], on="job_id")
+    bf16_on_v100 = merged[(merged["precision"].astype(str) == "bf16") & (merged["hardware_type"].astype(str) == "V100-32GB-SXM2")]
+    assert len(bf16_on_v100) and not bf16_on_v100["feasible"].any()
+    ranking_on_gaudi = merged[merged["model_family"].astype(str).str.startswith("ranking") & (merged["hardware_type"].astype(str) == "Gaudi2-96GB")]
+    assert len(ranking_on_gaudi) and not ranking_on_gaudi["feasible"].any()
+    llm_on_inhouse = merged[merged["model_family"].astype(str).str.startswith("llm") & (merged["hardware_type"].astype(str) == "inhouse-rank-v1")]
+    assert not llm_on_inhouse["feasible"].any()
+    # a type not yet introduced is infeasible before its arrival
+    before = fleet.expected_throughput(jobs.head(20), ["MI325X-256GB"], at=pd.Timestamp(fleet.params["start"]))
+    assert not before["feasible"].any()
+    # a job's counterfactuals differ across types, so ranking hardware matters
+    spread = truth.groupby("job_id")["expected_throughput"].agg(lambda s: s.max() / s.min())
+    assert spread.median() > 1.5
+
+
+def test_expected_throughput_of_unknown_jobs_uses_nominal_factors(fleet):
+    job = fleet.jobs.head(1).drop(columns="job_id")
+    truth = fleet.expected_throughput(job, ["H100-80GB-SXM5"])
+    assert "job_id" not in truth.columns and len(truth) == 1
+    with pytest.raises(ValueError, match="not in the catalog"):
+        fleet.expected_throughput(fleet.jobs.head(1), ["no-such-type"])
+
+
+def test_noise_free_fleet_measures_its_truth():
+    quiet = simulate("tiny", days=2, seed=2, run_noise=0.0, straggler_rate=0.0)
+    ok = quiet.attempts[quiet.attempts["status"].astype(str) == "ok"]
+    np.testing.assert_allclose(ok["throughput"], ok["expected_throughput"], rtol=1e-12)
+    noisy = simulate("tiny", days=2, seed=2)
+    ok = noisy.attempts[noisy.attempts["status"].astype(str) == "ok"]
+    ratio = np.log(ok["throughput"] / ok["expected_throughput"])
+    assert 0.03 < ratio.std() < 0.3
+    assert (ratio < np.log(0.85)).mean() > 0.01  # degraded runs exist
+
+
+def test_throughput_spans_seven_orders(fleet):
+    ok = fleet.attempts.loc[fleet.attempts["status"].astype(str) == "ok", "throughput"]
+    assert ok.max() / ok.min() >= 1e7
+
+
+def test_save_and_load_round_trip(tmp_path, fleet):
+    back = load_fleet(fleet.save(tmp_path / "fleet"))
+    for name in ("attempts", "hardware", "models", "jobs", "interactions", "releases"):
+        pd.testing.assert_frame_equal(getattr(back, name), getattr(fleet, name))
+    assert back.params == fleet.params
+    truth = back.expected_throughput(back.jobs.head(5), ["A100-80GB-SXM4"])
+    np.testing.assert_allclose(
+        truth["expected_throughput"], fleet.expected_throughput(fleet.jobs.head(5), ["A100-80GB-SXM4"])["expected_throughput"]
+    )
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"preset": "huge"}, "preset"),
+        ({"days": 0}, "days"),
+        ({"run_noise": -1.0}, "run_noise"),
+        ({"stickiness": 1.5}, "stickiness"),
+        ({"recurring_share": 0.7, "sweep_share": 0.5}, "at most 1"),
+    ],
+)
+def test_simulate_rejects_bad_arguments(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        simulate(**{"preset": "tiny", **kwargs})
+
+
+def test_describe_reports_targets(fleet):
+    table = describe(fleet, train_days=6)
+    assert table["property"].str.contains("lookup-table coverage").any()
+    assert table["passed"].notna().sum() == 6
+    row = table.set_index("property").loc["hardware types seen"]
+    assert row["value"] == fleet.attempts["hardware_type"].nunique()
+    text = format_description(table)
+    assert text.count("\n") == len(table) + 1
+
+
+def test_families_cover_the_design():
+    names = set(FAMILIES)
+    for needed in ("ranking-dlrm", "retrieval-two-tower", "ads-ctr-small", "vit", "video", "speech-asr",
+                   "diffusion-image", "llm-pretrain", "llm-finetune", "gnn", "tabular-mlp", "rl-agent"):
+        assert needed in names
