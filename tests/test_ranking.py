@@ -1,0 +1,143 @@
+"""rank_candidates: ordering, cost handling, flags, ties, errors and properties."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from leapml.ranking import rank_candidates
+
+COST = {"a100": 2.0, "h100": 4.0, "l4": 0.5, "t4": 0.4}
+
+
+def frame(**overrides):
+    data = {
+        "job_id": [1, 1, 1, 2, 2],
+        "hardware_type": ["a100", "h100", "l4", "a100", "t4"],
+        "predicted_throughput": [100.0, 300.0, 20.0, 10.0, 4.0],
+    }
+    data.update(overrides)
+    return pd.DataFrame(data)
+
+
+def test_orders_by_throughput_per_cost_within_each_job():
+    ranked = rank_candidates(frame(), cost=COST)
+    assert ranked["job_id"].tolist() == [1, 1, 1, 2, 2]
+    assert ranked["hardware_type"].tolist() == ["h100", "a100", "l4", "t4", "a100"]
+    assert ranked["rank"].tolist() == [1, 2, 3, 1, 2]
+    np.testing.assert_allclose(ranked["throughput_per_cost"], [75.0, 50.0, 40.0, 10.0, 5.0])
+    assert ranked["rankable"].all()
+
+
+def test_trainer_count_multiplies_the_cost():
+    ranked = rank_candidates(frame(trainer_count=[1, 8, 1, 1, 1]), cost=COST)
+    # h100 on 8 trainers costs 32/h: 300/32 < 100/2
+    assert ranked.loc[ranked["job_id"] == 1, "hardware_type"].tolist() == ["a100", "l4", "h100"]
+    np.testing.assert_allclose(ranked.loc[2, "cost_per_hour"], 32.0)
+
+
+def test_cost_from_a_column():
+    data = frame()
+    data["price"] = data["hardware_type"].map(COST)
+    by_column = rank_candidates(data, cost="price")
+    by_mapping = rank_candidates(frame(), cost=COST)
+    assert by_column["hardware_type"].tolist() == by_mapping["hardware_type"].tolist()
+
+
+def test_infeasible_and_nan_rank_last_and_are_flagged_not_dropped():
+    data = frame(predicted_throughput=[100.0, np.nan, 20.0, 10.0, 4.0])
+    data["fits"] = [True, True, False, True, True]
+    ranked = rank_candidates(data, cost=COST, feasible_col="fits")
+    job1 = ranked[ranked["job_id"] == 1]
+    assert job1["hardware_type"].tolist() == ["a100", "l4", "h100"]
+    assert job1["rankable"].tolist() == [True, False, False]
+    assert len(ranked) == len(data)
+
+
+def test_ties_break_by_throughput_then_hardware_name():
+    data = pd.DataFrame({
+        "job_id": [7, 7, 7],
+        "hardware_type": ["t4", "l4", "a100"],
+        "predicted_throughput": [4.0, 4.0, 16.0],
+    })
+    cost = {"t4": 1.0, "l4": 1.0, "a100": 4.0}
+    ranked = rank_candidates(data, cost=cost)
+    # all three give 4 per unit cost: a100 has the most throughput, then l4 < t4 by name
+    assert ranked["hardware_type"].tolist() == ["a100", "l4", "t4"]
+
+
+def test_top_k_keeps_the_best_per_job():
+    ranked = rank_candidates(frame(), cost=COST, top_k=1)
+    assert ranked["hardware_type"].tolist() == ["h100", "t4"]
+
+
+def test_custom_column_names_and_categorical_hardware():
+    data = frame().rename(columns={"job_id": "job", "hardware_type": "hw",
+                                   "predicted_throughput": "pred"})
+    data["hw"] = data["hw"].astype("category")
+    ranked = rank_candidates(data, cost=COST, job_col="job", hardware_col="hw",
+                             prediction_col="pred")
+    assert ranked["hw"].astype(str).tolist() == ["h100", "a100", "l4", "t4", "a100"]
+
+
+@pytest.mark.parametrize(
+    ("data", "kwargs", "match"),
+    [
+        (frame(), {"cost": {"a100": 2.0}}, r"no entry for hardware type\(s\) \['h100', 'l4', 't4'\]"),
+        (frame(), {"cost": dict(COST, l4=0.0)}, r"> 0 .*\['l4'\]"),
+        (frame(), {"cost": dict(COST, l4=np.nan)}, r"\['l4'\]"),
+        (frame(predicted_throughput=[1.0, -1.0, 1.0, 1.0, 1.0]), {"cost": COST}, "1 row"),
+        (frame(hardware_type=["a100", "a100", "l4", "a100", "t4"]), {"cost": COST}, "duplicate|sharing"),
+        (frame().drop(columns="predicted_throughput"), {"cost": COST}, "lacks column"),
+        (frame(), {"cost": "price"}, "lacks column"),
+        (frame(), {"cost": COST, "top_k": 0}, "top_k"),
+        (frame(trainer_count=[1, 0, 1, 1, 1]), {"cost": COST}, "trainer_count"),
+        (frame(ok=[1, 0, 1, 1, 1]), {"cost": COST, "feasible_col": "ok"}, "boolean"),
+    ],
+)
+def test_clear_errors(data, kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        rank_candidates(data, **kwargs)
+
+
+HARDWARE = ["a100", "h100", "l4", "t4"]
+
+
+@st.composite
+def candidate_frames(draw):
+    n_jobs = draw(st.integers(1, 6))
+    rows = []
+    for job in range(n_jobs):
+        kinds = draw(st.lists(st.sampled_from(HARDWARE), min_size=1, max_size=4, unique=True))
+        for hw in kinds:
+            pred = draw(st.one_of(st.just(np.nan), st.sampled_from([0.0, 1.0, 2.0, 8.0]),
+                                  st.floats(0, 1e7, allow_nan=False)))
+            rows.append((f"job-{job}", hw, pred, draw(st.booleans()), draw(st.integers(1, 64))))
+    order = draw(st.permutations(range(len(rows))))
+    return pd.DataFrame([rows[i] for i in order],
+                        columns=["job_id", "hardware_type", "predicted_throughput",
+                                 "feasible", "trainer_count"])
+
+
+@settings(max_examples=50, deadline=None, derandomize=True)
+@given(data=candidate_frames())
+def test_property_ranking_invariants(data):
+    ranked = rank_candidates(data, cost=COST, feasible_col="feasible")
+    assert len(ranked) == len(data)  # nothing dropped
+    for _, group in ranked.groupby("job_id", sort=False):
+        assert group["rank"].tolist() == list(range(1, len(group) + 1))
+        flags = group["rankable"].to_numpy()
+        # rankable rows come first, then the flagged ones
+        assert np.all(np.diff(flags.astype(int)) <= 0)
+        per_cost = group.loc[group["rankable"], "throughput_per_cost"].to_numpy()
+        assert np.all(np.diff(per_cost) <= 0)
+        expected_flags = group["feasible"] & group["predicted_throughput"].notna()
+        assert (group["rankable"] == expected_flags).all()
+    # the result does not depend on the input row order
+    again = rank_candidates(data.iloc[::-1], cost=COST, feasible_col="feasible")
+    key = ["job_id", "hardware_type", "rank"]
+    pd.testing.assert_frame_equal(
+        ranked[key].sort_values(key[:2]).reset_index(drop=True),
+        again[key].sort_values(key[:2]).reset_index(drop=True),
+    )
