@@ -1,0 +1,143 @@
+"""Safe model files: bit-identical round trips, refusals, and pickle/joblib."""
+
+import io
+import json
+import pickle
+import zipfile
+
+import joblib
+import numpy as np
+import pytest
+from _synthetic import make_throughput_regression
+from lightgbm import LGBMClassifier, LGBMRegressor
+from sklearn.tree import DecisionTreeRegressor
+
+import leapml
+from leapml import LeapRegressor
+from leapml.io import MODEL_FORMAT_VERSION, ModelFileError, load, save
+
+
+@pytest.fixture(scope="module")
+def data():
+    return make_throughput_regression(400, random_state=3)
+
+
+@pytest.fixture(scope="module")
+def fitted(data):
+    X, y = data
+    return LeapRegressor(n_bins=5, max_iter=3, n_estimators=10, combine="soft",
+                         random_state=0).fit(X, y)
+
+
+def test_round_trip_is_bit_identical(tmp_path, data, fitted):
+    X, _ = data
+    path = fitted.save(tmp_path / "model.leap")
+    loaded = leapml.load(path)
+    np.testing.assert_array_equal(loaded.predict(X), fitted.predict(X))
+    np.testing.assert_array_equal(loaded.predict_bin_proba(X), fitted.predict_bin_proba(X))
+    assert loaded.get_params()["combine"] == "soft"
+    np.testing.assert_array_equal(loaded.bin_edges_, fitted.bin_edges_)
+    np.testing.assert_array_equal(loaded.train_loss_, fitted.train_loss_)
+    assert loaded.categories_ == fitted.categories_
+    assert list(loaded.feature_names_in_) == list(fitted.feature_names_in_)
+
+
+def test_round_trip_with_user_lightgbm_models_and_numpy(tmp_path):
+    X, y = make_throughput_regression(300, random_state=4, as_frame=False)
+    model = LeapRegressor(n_bins=4, random_state=1,
+                          regressor=LGBMRegressor(n_estimators=7, verbose=-1),
+                          classifier=LGBMClassifier(n_estimators=7, verbose=-1)).fit(X, y)
+    loaded = load(save(model, tmp_path / "m.leap"))
+    np.testing.assert_array_equal(loaded.predict(X), model.predict(X))
+    assert loaded.get_params()["regressor"].get_params()["n_estimators"] == 7
+
+
+def test_round_trip_of_constant_experts(tmp_path):
+    X = np.arange(6, dtype=float).reshape(-1, 1)
+    model = LeapRegressor(random_state=0).fit(X, np.full(6, 3.0))
+    loaded = load(model.save(tmp_path / "c.leap"))
+    np.testing.assert_array_equal(loaded.predict(X), model.predict(X))
+
+
+def _rewrite(path, out, edit):
+    with zipfile.ZipFile(path) as archive:
+        members = {name: archive.read(name) for name in archive.namelist()}
+    edit(members)
+    with zipfile.ZipFile(out, "w") as archive:
+        for name, content in members.items():
+            archive.writestr(name, content)
+    return out
+
+
+def test_tampered_member_is_refused(tmp_path, fitted):
+    path = fitted.save(tmp_path / "model.leap")
+
+    def tamper(members):
+        name = next(n for n in members if n.startswith("regressors/"))
+        members[name] = members[name].replace(b"leaf_value=", b"leaf_value=1", 1)
+
+    bad = _rewrite(path, tmp_path / "bad.leap", tamper)
+    with pytest.raises(ModelFileError, match="checksum mismatch"):
+        load(bad)
+
+
+def test_unknown_version_is_refused(tmp_path, fitted):
+    path = fitted.save(tmp_path / "model.leap")
+
+    def bump(members):
+        manifest = json.loads(members["manifest.json"])
+        manifest["format_version"] = MODEL_FORMAT_VERSION + 1
+        members["manifest.json"] = json.dumps(manifest).encode()
+
+    with pytest.raises(ModelFileError, match="format version 2"):
+        load(_rewrite(path, tmp_path / "v2.leap", bump))
+
+
+def test_missing_member_is_refused(tmp_path, fitted):
+    path = fitted.save(tmp_path / "model.leap")
+    with pytest.raises(ModelFileError, match="missing"):
+        load(_rewrite(path, tmp_path / "cut.leap", lambda m: m.pop("classifier.txt")))
+
+
+def test_truncated_and_foreign_files_are_refused(tmp_path, fitted):
+    raw = fitted.save(tmp_path / "model.leap").read_bytes()
+    (tmp_path / "half.leap").write_bytes(raw[: len(raw) // 2])
+    with pytest.raises(ModelFileError):
+        load(tmp_path / "half.leap")
+    (tmp_path / "text.leap").write_text("not a model")
+    with pytest.raises(ModelFileError, match="not a leapml model file"):
+        load(tmp_path / "text.leap")
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("manifest.json", json.dumps({"format": "other"}))
+    (tmp_path / "other.leap").write_bytes(buffer.getvalue())
+    with pytest.raises(ModelFileError, match="not a leapml model file"):
+        load(tmp_path / "other.leap")
+    assert issubclass(ModelFileError, ValueError)
+
+
+def test_non_lightgbm_models_point_to_pickle(tmp_path):
+    X, y = make_throughput_regression(100, random_state=0, as_frame=False)
+    model = LeapRegressor(n_bins=2, regressor=DecisionTreeRegressor(max_depth=2),
+                          n_estimators=5, random_state=0).fit(X, y)
+    with pytest.raises(ValueError, match="pickle"):
+        model.save(tmp_path / "tree.leap")
+    assert not (tmp_path / "tree.leap").exists()
+
+
+def test_failed_save_keeps_the_previous_file(tmp_path, fitted):
+    path = fitted.save(tmp_path / "model.leap")
+    before = path.read_bytes()
+    X, y = make_throughput_regression(100, random_state=0, as_frame=False)
+    other = LeapRegressor(n_bins=2, regressor=DecisionTreeRegressor(), n_estimators=5).fit(X, y)
+    with pytest.raises(ValueError):
+        other.save(path)
+    assert path.read_bytes() == before
+
+
+def test_pickle_and_joblib_keep_working(tmp_path, data, fitted):
+    X, _ = data
+    expected = fitted.predict(X)
+    np.testing.assert_array_equal(pickle.loads(pickle.dumps(fitted)).predict(X), expected)
+    joblib.dump(fitted, tmp_path / "model.joblib")
+    np.testing.assert_array_equal(joblib.load(tmp_path / "model.joblib").predict(X), expected)
