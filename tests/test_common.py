@@ -2,7 +2,6 @@
 
 import numpy as np
 import pandas as pd
-import pytest
 from lightgbm import LGBMClassifier, LGBMRegressor
 from sklearn.base import clone
 from sklearn.model_selection import GridSearchCV, cross_val_score

@@ -1,7 +1,6 @@
 """LeapRegressor: fitted state, edge cases, pandas categoricals, errors, determinism."""
 
 import numpy as np
-import pandas as pd
 import pytest
 from _synthetic import make_throughput_regression
 from lightgbm import LGBMClassifier, LGBMRegressor
@@ -13,11 +12,11 @@ from leapml._cascade import ConstantModel
 
 
 def small(**params):
-    defaults = dict(
-        n_bins=5, max_iter=3, random_state=0,
-        regressor=LGBMRegressor(n_estimators=10, min_child_samples=5, verbose=-1),
-        classifier=LGBMClassifier(n_estimators=10, min_child_samples=5, verbose=-1),
-    )
+    defaults = {
+        "n_bins": 5, "max_iter": 3, "random_state": 0,
+        "regressor": LGBMRegressor(n_estimators=10, min_child_samples=5, verbose=-1),
+        "classifier": LGBMClassifier(n_estimators=10, min_child_samples=5, verbose=-1),
+    }
     defaults.update(params)
     return LeapRegressor(**defaults)
 

@@ -34,7 +34,8 @@ __all__ = ["LeapRegressor"]
 
 def _is_categorical(series):
     dtype = series.dtype
-    return isinstance(dtype, pd.CategoricalDtype) or dtype == object or pd.api.types.is_string_dtype(dtype)
+    return (isinstance(dtype, pd.CategoricalDtype) or pd.api.types.is_object_dtype(dtype)
+            or pd.api.types.is_string_dtype(dtype))
 
 
 def _learn_categories(series):
@@ -199,7 +200,7 @@ class LeapRegressor(RegressorMixin, BaseEstimator):
             return X  # nothing to encode, or a shape error validate_data reports
         if isinstance(X, pd.DataFrame):
             columns = {}
-            for j, name in enumerate(X.columns):
+            for j, _name in enumerate(X.columns):
                 col = X.iloc[:, j]
                 if categories[j] is None:
                     columns[j] = pd.to_numeric(col, errors="raise").to_numpy(np.float64, na_value=np.nan)
