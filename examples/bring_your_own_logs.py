@@ -32,7 +32,7 @@ from leapml.schema import (
 )
 
 PRESET = os.environ.get("LEAPML_EXAMPLE_PRESET", "small")
-TREES = int(os.environ.get("LEAPML_EXAMPLE_TREES", "100"))
+TREES = int(os.environ.get("LEAPML_EXAMPLE_TREES", "40"))
 OUT = Path(os.environ.get("LEAPML_EXAMPLE_OUT") or tempfile.mkdtemp(prefix="leapml-example-"))
 OUT.mkdir(parents=True, exist_ok=True)
 print(f"working folder: {OUT}")

@@ -25,12 +25,12 @@ from leapml.fleet import simulate
 from leapml.report import format_table
 
 PRESET = os.environ.get("LEAPML_EXAMPLE_PRESET", "small")
-TREES = int(os.environ.get("LEAPML_EXAMPLE_TREES", "100"))
+TREES = int(os.environ.get("LEAPML_EXAMPLE_TREES", "40"))
 OUT = Path(os.environ.get("LEAPML_EXAMPLE_OUT") or tempfile.mkdtemp(prefix="leapml-example-"))
 OUT.mkdir(parents=True, exist_ok=True)
-WINDOW_DAYS, N_TYPES = 7, 3
+WINDOW_DAYS, N_TYPES = 5, 2
 
-# %% Hold out each of the three hardware types with the most attempts to score
+# %% Hold out each of the N_TYPES hardware types with the most attempts to score
 fleet = simulate(PRESET, days=WINDOW_DAYS + 1, seed=0)
 drops = held_out(
     fleet.attempts,

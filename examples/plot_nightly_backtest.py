@@ -26,10 +26,10 @@ from leapml.plotting import (
 from leapml.report import format_table, write_report
 
 PRESET = os.environ.get("LEAPML_EXAMPLE_PRESET", "small")
-TREES = int(os.environ.get("LEAPML_EXAMPLE_TREES", "100"))
+TREES = int(os.environ.get("LEAPML_EXAMPLE_TREES", "40"))
 OUT = Path(os.environ.get("LEAPML_EXAMPLE_OUT") or tempfile.mkdtemp(prefix="leapml-example-"))
 OUT.mkdir(parents=True, exist_ok=True)
-WINDOW_DAYS, NIGHTS = 7, 3
+WINDOW_DAYS, NIGHTS = 5, 3
 
 # %% [markdown]
 # ## Replay the nights

@@ -13,7 +13,7 @@ from leapml import LeapRegressor, build_features, simulate, within_tolerance
 from leapml.placement import place
 
 PRESET = os.environ.get("LEAPML_EXAMPLE_PRESET", "small")
-TREES = int(os.environ.get("LEAPML_EXAMPLE_TREES", "100"))  # trees per bin expert
+TREES = int(os.environ.get("LEAPML_EXAMPLE_TREES", "40"))  # trees per bin expert
 
 # %% [markdown]
 # Eight days of attempts. Each row's features read only completed attempts

@@ -1,7 +1,7 @@
 """Rank one submission over every candidate hardware type.
 
 A scheduler receives one job and must choose where it runs. This example fits
-a model on a week of a synthetic fleet, then takes one job that is about to be
+a model on eight days of a synthetic fleet, then takes one job that is about to be
 resubmitted, predicts its throughput on every hardware type in the fleet,
 ranks the candidates by predicted throughput per cost, and (because the fleet
 is simulated) puts the true expected throughput next to each prediction to
@@ -21,12 +21,12 @@ from leapml import LeapRegressor, rank_candidates, simulate
 from leapml.placement import fit_window, predict_candidates
 
 PRESET = os.environ.get("LEAPML_EXAMPLE_PRESET", "small")
-TREES = int(os.environ.get("LEAPML_EXAMPLE_TREES", "100"))
+TREES = int(os.environ.get("LEAPML_EXAMPLE_TREES", "40"))
 OUT = Path(os.environ.get("LEAPML_EXAMPLE_OUT") or tempfile.mkdtemp(prefix="leapml-example-"))
 OUT.mkdir(parents=True, exist_ok=True)
 
 # %% [markdown]
-# ## Train on a week of the fleet
+# ## Train on eight days of the fleet
 # `fit_window` fits on the completed attempts of the last `window_days` days.
 
 # %%
