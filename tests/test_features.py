@@ -332,6 +332,21 @@ def test_dtypes_and_names():
     assert len(set(feature_names())) == len(feature_names())
 
 
+def test_history_without_completed_runs():
+    catalog = make_catalog()
+    log = make_log(9, 40)
+    failed = log.assign(
+        status=pd.Categorical(["failed"] * len(log), categories=["ok", "oom", "failed"]),
+        throughput=np.nan,
+    )
+    for X in (build_features(failed, catalog), build_features(log, catalog, history=failed)):
+        counts = [c for c in HISTORY_COLUMNS if "_runs_" in c]
+        assert (X[counts] == 0).all().all()
+        others = [c for c in HISTORY_COLUMNS if c not in counts and c != "history_estimate_source"]
+        assert X[others].isna().all().all()
+        assert (X["history_estimate_source"] == 0).all()
+
+
 def test_empty_attempts_give_empty_frame():
     log = make_log(0, 30)
     X = build_features(log.iloc[:0], make_catalog(), history=log)
