@@ -279,9 +279,13 @@ def _joint_codes(
     if subset is not None:
         codes = pd.factorize(query)[0]
         return codes, codes[subset]
-    both = np.concatenate([_as_object(query), _as_object(history)])
-    codes = pd.factorize(both)[0]
-    return codes[: len(query)], codes[len(query) :]
+    history_codes, uniques = pd.factorize(history)
+    # look the (usually few) query rows up among the history's values, by value
+    known = pd.Index(np.asarray(uniques, dtype=object))
+    query_codes = known.get_indexer(_as_object(query))
+    # a value the history lacks gets a code no history row has
+    query_codes[query_codes < 0] = len(known)
+    return query_codes, history_codes
 
 
 def _as_object(series: pd.Series) -> np.ndarray:
@@ -355,6 +359,27 @@ def _as_of(
         # dense keys keep key * span + rank inside int64
         _, inverse = np.unique(np.concatenate([history_key, query_key]), return_inverse=True)
         history_key, query_key = inverse[: len(history_key)], inverse[len(history_key) :]
+        largest_key = int(inverse.max(initial=0)) + 1
+    # only whole keys the query asks for, and only rows older than its latest
+    # time, can matter: dropping the rest (cheap) speeds up scoring a few jobs
+    if largest_key <= 8 * (len(history_key) + n_query) + 1024:
+        wanted = np.zeros(largest_key + 1, dtype=bool)
+        wanted[query_key] = True
+        keep = wanted[history_key]
+    else:
+        keep = np.isin(history_key, query_key)
+    keep &= history_rank < query_rank.max(initial=0)
+    if not keep.all():
+        kept = np.flatnonzero(keep)
+        count, last, means = _as_of(
+            history_key[kept],
+            history_rank[kept],
+            query_key,
+            query_rank,
+            {name: array[kept] for name, array in values.items()},
+        )
+        # position -1 (no earlier row) picks the appended -1
+        return count, np.append(kept, -1)[last], means
     # lexsort is stable, so rows with equal key and time keep their history order
     order = np.lexsort((history_rank, history_key))
     sorted_key = history_key[order]
