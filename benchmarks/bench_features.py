@@ -9,7 +9,10 @@ and a reference measured in the same run on the same rows: the plain pandas
 way of attaching one as-of count per (job, hardware type) key
 (``groupby().cumcount()`` + ``merge_asof(..., allow_exact_matches=False)``).
 The ratio says how many such plain joins one ``build_features`` costs; it
-computes five keys' worth of history plus ~35 other columns.
+computes five keys' worth of history plus ~35 other columns. Last, it times
+scoring a batch of submissions on every hardware type against the whole log
+(``candidate_rows`` + ``build_features(..., history=log)``), as a nightly
+ranking does.
 
 Run::
 
@@ -27,7 +30,8 @@ import time
 import numpy as np
 import pandas as pd
 
-from leapml.features import build_features
+from leapml.features import build_features, candidate_rows
+from leapml.schema import LAUNCH_COLUMNS
 
 PRECISIONS = ["fp32", "tf32", "bf16", "fp16", "fp8"]
 
@@ -148,6 +152,7 @@ def main(argv=None) -> int:
     parser.add_argument("--synthetic", action="store_true", help="use the generated log")
     parser.add_argument("--rows", type=int, default=1_500_000, help="rows of the generated log")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--score-jobs", type=int, default=2000, help="jobs in the scoring batch")
     args = parser.parse_args(argv)
 
     source = "synthetic"
@@ -187,6 +192,19 @@ def main(argv=None) -> int:
     )
     print(f"reference (groupby.cumcount + merge_asof, one key, one column): {reference_s:.2f} s")
     print(f"ratio build_features / reference: {features_s / reference_s:.1f}")
+
+    # scoring: a batch of submissions on every type, against the whole log
+    launch = ["job_id", *LAUNCH_COLUMNS]
+    jobs = attempts.drop_duplicates("job_id").tail(args.score_jobs)[launch]
+    at = attempts["submit_time"].max() + pd.Timedelta(seconds=1)
+    started = time.perf_counter()
+    rows = candidate_rows(jobs, hardware, at=at)
+    X_new = build_features(rows, hardware, history=attempts)
+    scoring_s = time.perf_counter() - started
+    print(
+        f"scoring {len(jobs):,} jobs x {len(hardware)} types ({len(X_new):,} rows) "
+        f"against the whole log: {scoring_s:.2f} s"
+    )
     return 0
 
 
