@@ -84,7 +84,7 @@ def memory_needed_gb(*, params_m, memory_params_m, embedding_gb, act_mb, seq_len
     emb = embedding_gb * np.sqrt(variant) * 1.5 / trainers
     scale = _seq_scale(seq_len, seq_ref, attention)
     tensor_share = np.where(parallelism == "tensor", np.minimum(trainers, devices_per_host), 1.0)
-    act = act_mb * scale * precision_scale * variant * batch_size / 1e3 / np.sqrt(tensor_share)
+    act = act_mb * scale * precision_scale * variant**0.6 * batch_size / 1e3 / np.sqrt(tensor_share)
     return states + emb + act + _RUNTIME_RESERVE_GB
 
 
@@ -161,8 +161,9 @@ def step_breakdown(*, gflops, params_m, traffic_mb, act_mb, host_ms, a2a_kb, bat
     comm = comm + a2a / link
     exposed = np.maximum(comm - overlap * device, 0.15 * comm)
 
-    overhead = overhead_ms / 1e3 * np.ones_like(device)
-    host = host_ms / 1e3 * scale * batch
+    # a job's hidden size also sets its kernel count and its input features
+    overhead = overhead_ms / 1e3 * np.sqrt(variant) * np.ones_like(device)
+    host = host_ms / 1e3 * scale * batch * variant**0.8
     step = np.maximum(device + exposed + overhead, host)
     return {
         "compute_s": compute,

@@ -32,6 +32,7 @@ PRESETS = {"tiny": 300, "small": 2_500, "production": 25_000}
 _KINDS = ("recsys", "vision", "transformer", "graph", "small", "rl")
 _STACKS = ("cuda", "rocm", "synapse", "inhouse", "cpu")
 _RELEASE_STACKS = ("cuda", "rocm", "synapse", "inhouse")
+_MAX_TRAINERS = 1024
 _HOUR = np.timedelta64(3_600_000_000_000, "ns")
 _TABLE_FILES = ("attempts", "hardware", "models", "jobs", "interactions", "releases")
 
@@ -307,6 +308,16 @@ def _evaluate(ctx: dict, model_code: np.ndarray, hw_code: np.ndarray, launch: di
     return {"throughput": out["throughput"], "memory_gb": mem, "feasible": feasible}
 
 
+def _feasible_in_blocks(ctx: dict, model_code, hw_code, launch: dict, block: int = 1 << 19) -> np.ndarray:
+    """Nominal feasibility of many pairs, a block at a time to bound peak memory."""
+    out = np.empty(len(model_code), dtype=bool)
+    for lo in range(0, len(model_code), block):
+        part = slice(lo, lo + block)
+        sub = {k: v[part] for k, v in launch.items()}
+        out[part] = _evaluate(ctx, model_code[part], hw_code[part], sub, nominal=True)["feasible"]
+    return out
+
+
 def _release_factor(ctx: dict, hw_code: np.ndarray, family_code: np.ndarray, times: np.ndarray) -> np.ndarray:
     """Product of the software releases in force at ``times`` for each pair."""
     factor = np.ones(len(hw_code))
@@ -365,7 +376,7 @@ def _launch_config(rng, models, model, spread):
     fam_names = models["model_family"].astype(str).to_numpy()[model]
     shift_t = np.where(spread > 1, rng.integers(-2, 3, n), _pick(rng, [-1, 0, 1], [0.2, 0.6, 0.2], n))
     shift_b = np.where(spread > 1, rng.integers(-2, 3, n), _pick(rng, [-1, 0, 1], [0.2, 0.6, 0.2], n))
-    trainers = np.maximum(1, (models["_base_trainers"].to_numpy()[model] * 2.0 ** shift_t)).astype(np.int64)
+    trainers = np.clip(models["_base_trainers"].to_numpy()[model] * 2.0**shift_t, 1, _MAX_TRAINERS).astype(np.int64)
     batch = np.maximum(1, (models["_base_batch"].to_numpy()[model] * 2.0 ** shift_b)).astype(np.int64)
     precision = models["_base_precision"].astype(str).to_numpy()[model].copy()
     parallelism = models["_base_parallelism"].astype(str).to_numpy()[model].copy()
@@ -396,7 +407,7 @@ def simulate(
     zipf_exponent: float = 0.5,
     recurring_share: float = 0.25,
     sweep_share: float = 0.25,
-    variant_sigma: float = 0.75,
+    variant_sigma: float = 0.4,
     interaction_sigma: float = 0.15,
     run_noise: float = 0.06,
     straggler_rate: float = 0.04,
@@ -430,9 +441,10 @@ def simulate(
         that belong to a hyper-parameter sweep (3-8 jobs of one model type
         submitted together, with launch configurations spread wider); the
         rest are ad-hoc jobs of one to a few runs.
-    variant_sigma : float, default=0.75
+    variant_sigma : float, default=0.4
         Log-sd of the hidden job factor (layer widths, feature sets...) that
-        scales a job's FLOPs, traffic and activations inside its model type.
+        scales a job's FLOPs, memory traffic, activations, host input cost
+        and per-step overhead inside its model type.
     interaction_sigma : float, default=0.15
         Log-sd of the hidden per-(model type, hardware type) efficiency.
     run_noise : float, default=0.06
@@ -572,8 +584,7 @@ def simulate(
     age_days = (job_t0[:, None] - introduced[None, :]) / 86400e9
     capacity = hardware["capacity_weight"].to_numpy(float)[None, :] * np.clip(age_days / 10, 0, 1)
     usable = supported & (capacity > 0)
-    nominal = _evaluate(ctx, all_model, all_hw, launch_rows, nominal=True)
-    fits = nominal["feasible"].reshape(n_jobs, n_hw) & usable
+    fits = _feasible_in_blocks(ctx, all_model, all_hw, launch_rows).reshape(n_jobs, n_hw) & usable
     # users shrink a configuration that fits nowhere: halve the batch, else add trainers
     for _ in range(8):
         stuck = np.flatnonzero(~fits.any(axis=1) & usable.any(axis=1))
