@@ -315,7 +315,12 @@ def test_one_row_per_attempt_same_index_and_order():
 
 
 def test_dtypes_and_names():
-    X = build_features(make_log(2, 60), make_catalog())
+    log, catalog = make_log(2, 60), make_catalog()
+    log_before, catalog_before = log.copy(), catalog.copy()
+    X = build_features(log, catalog)
+    # the inputs are left as they were
+    pd.testing.assert_frame_equal(log, log_before)
+    pd.testing.assert_frame_equal(catalog, catalog_before)
     categorical = [c for c in X.columns if isinstance(X[c].dtype, pd.CategoricalDtype)]
     assert categorical == [
         "model_type",
