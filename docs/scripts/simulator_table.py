@@ -1,16 +1,38 @@
 """Print the calibration tables of docs/simulator.md for the production preset.
 
 Run from the repository root: ``python docs/scripts/simulator_table.py``
-(about a minute per seed on two cores). It simulates ``production`` (60 days,
-seed 0), prints :func:`leapml.fleet.describe`'s table, then the lookup-table
-figures for further seeds, so the calibration is shown not to hang on one draw.
+(about half a minute per seed on two cores). It simulates ``production``
+(60 days, seed 0), prints :func:`leapml.fleet.describe`'s table, then the
+lookup-table figures for further seeds, so the calibration is shown not to
+hang on one draw. ``--hardware`` prints the catalog table of docs/hardware.md
+instead.
 """
 
 from __future__ import annotations
 
 import argparse
 
-from leapml.fleet import describe, format_description, lookup_table_score, simulate
+from leapml.fleet import (
+    describe,
+    format_description,
+    hardware_catalog,
+    lookup_table_score,
+    simulate,
+)
+
+
+def hardware_table() -> str:
+    """The hardware catalog as a Markdown table ("-": no fast path at that precision)."""
+    cols = ["hardware_type", "vendor", "peak_fp32_tflops", "peak_tf32_tflops", "peak_bf16_tflops",
+            "peak_fp16_tflops", "peak_fp8_tflops", "memory_gb", "memory_bw_gbps", "intra_node_bw_gbps",
+            "inter_node_bw_gbps", "devices_per_host", "tdp_w", "cost_per_device_hour"]
+    head = ["type", "vendor", "fp32", "tf32", "bf16", "fp16", "fp8", "memory GB", "memory GB/s",
+            "intra-node GB/s", "inter-node GB/s", "devices/host", "TDP W", "USD/device-hour"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for row in hardware_catalog()[cols].itertuples(index=False):
+        cells = ["-" if isinstance(v, float) and v != v else (f"{v:g}" if isinstance(v, float) else str(v)) for v in row]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
 
 
 def main(argv=None) -> int:
@@ -18,7 +40,11 @@ def main(argv=None) -> int:
     parser.add_argument("--preset", default="production")
     parser.add_argument("--days", type=int, default=60)
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
+    parser.add_argument("--hardware", action="store_true", help="print the hardware catalog table")
     args = parser.parse_args(argv)
+    if args.hardware:
+        print(hardware_table())
+        return 0
 
     rows = []
     for i, seed in enumerate(args.seeds):
