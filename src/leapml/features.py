@@ -33,7 +33,9 @@ from leapml.schema import LAUNCH_COLUMNS, PRECISIONS, TRUTH_COLUMNS, SchemaError
 
 __all__ = [
     "FEATURE_GROUPS",
+    "HISTORY_COLUMNS",
     "PRECISION_FALLBACK",
+    "QUERY_COLUMNS",
     "build_features",
     "candidate_rows",
     "feature_names",
