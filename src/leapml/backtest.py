@@ -363,7 +363,7 @@ def _slices(scored: pd.DataFrame, X_test: pd.DataFrame, predictions: dict) -> di
     out = {"all": np.ones(n, dtype=bool)}
     if "lookup_table" in predictions:
         out["table_covered"] = ~np.isnan(predictions["lookup_table"])
-    runs = X_test.get("job_runs_before")
+    runs = X_test.get("job_runs_any_hardware")
     if runs is not None:
         seen = runs.to_numpy(float) > 0
         out["job_seen_before"] = seen

@@ -1,5 +1,9 @@
 """Baselines that LeapRegressor is compared with.
 
+:class:`LastMeasuredRegressor` is persistence (the job's last measurement on
+the same hardware), and :func:`single_model_reference` one LightGBM median
+regressor on log throughput.
+
 :class:`LookupTableRegressor` reproduces the fleet's old method: a table of
 median measured throughput keyed on (model type, trainer count, batch size,
 hardware type), kept for a curated set of model types only.
@@ -12,7 +16,7 @@ import pandas as pd
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
-__all__ = ["LOOKUP_KEY", "LookupTableRegressor"]
+__all__ = ["LOOKUP_KEY", "LastMeasuredRegressor", "LookupTableRegressor", "single_model_reference"]
 
 #: Columns of the lookup table's key.
 LOOKUP_KEY = ("model_type", "trainer_count", "batch_size", "hardware_type")
@@ -147,3 +151,94 @@ class LookupTableRegressor(RegressorMixin, BaseEstimator):
         """
         pred = self.predict(X)
         return float(np.isfinite(pred).mean()) if len(pred) else float("nan")
+
+
+class LastMeasuredRegressor(RegressorMixin, BaseEstimator):
+    """Persistence: predict the throughput this job last measured on this hardware.
+
+    What a scheduler without a model does when a job comes back: expect what
+    it saw last time. Abstains (NaN) for jobs never run on the hardware type.
+
+    Parameters
+    ----------
+    column : str, default="job_last_throughput_same_hardware"
+        Feature column of :func:`leapml.build_features` holding the last
+        measured throughput.
+
+    Attributes
+    ----------
+    n_features_in_ : int
+        Number of columns seen in ``fit``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> X = pd.DataFrame({"job_last_throughput_same_hardware": [120.0, None]})
+    >>> LastMeasuredRegressor().fit(X, [100.0, 50.0]).predict(X)
+    array([120.,  nan])
+    """
+
+    def __init__(self, *, column: str = "job_last_throughput_same_hardware"):
+        self.column = column
+
+    def fit(self, X, y=None, sample_weight=None):
+        """Check that ``X`` has the column; nothing is learned."""
+        self._check(X)
+        self.n_features_in_ = X.shape[1]
+        return self
+
+    def predict(self, X):
+        """The last measured throughput, NaN where there is none."""
+        check_is_fitted(self, "n_features_in_")
+        self._check(X)
+        values = pd.to_numeric(X[self.column], errors="coerce").to_numpy(dtype=float, copy=True)
+        values[~(values > 0)] = np.nan
+        return values
+
+    def _check(self, X):
+        if not isinstance(X, pd.DataFrame) or self.column not in X.columns:
+            raise ValueError(
+                f"LastMeasuredRegressor needs a DataFrame with column {self.column!r} "
+                "(as leapml.build_features makes)"
+            )
+
+
+def single_model_reference(*, random_state: int = 0, n_estimators: int = 400, **params):
+    """One LightGBM median regressor on log throughput: the single-model reference.
+
+    The same features and objective as one expert of
+    :class:`~leapml.LeapRegressor`, without the bins, wrapped so that it
+    predicts throughput itself.
+
+    Parameters
+    ----------
+    random_state : int, default=0
+    n_estimators : int, default=400
+        Trees; the default gives it a tree budget comparable to the cascade's
+        per-row budget (one expert plus the classifier).
+    **params
+        Further ``lightgbm.LGBMRegressor`` parameters.
+
+    Returns
+    -------
+    sklearn.compose.TransformedTargetRegressor
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(200, 3)); y = np.exp(X[:, 0] + 3)
+    >>> model = single_model_reference(n_estimators=20).fit(X, y)
+    >>> bool((model.predict(X) > 0).all())
+    True
+    """
+    from lightgbm import LGBMRegressor
+    from sklearn.compose import TransformedTargetRegressor
+
+    settings = {"objective": "l1", "learning_rate": 0.1, "num_leaves": 63,
+                "min_child_samples": 10, "verbose": -1, "n_jobs": 1}
+    settings.update(params)
+    regressor = LGBMRegressor(n_estimators=n_estimators, random_state=random_state, **settings)
+    return TransformedTargetRegressor(
+        regressor=regressor, func=np.log, inverse_func=np.exp, check_inverse=False
+    )
