@@ -72,6 +72,7 @@ figure = OUT / "nightly_backtest.png"
 fig.savefig(figure, dpi=100)
 print(f"figure written to {figure}")
 
-# %% The same in a report folder: report.md, scores.csv, predictions.parquet, PNGs
-report = write_report(result, OUT / "report", title=f"Nightly backtest ({PRESET} preset)")
+# %% The tables in a report folder: report.md, scores.csv, predictions.parquet, regret.csv
+# (write_report also draws the figures above, one PNG each, unless plots=False)
+report = write_report(result, OUT / "report", title=f"Nightly backtest ({PRESET} preset)", plots=False)
 print(f"report written to {report}")

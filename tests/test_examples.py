@@ -119,7 +119,7 @@ def test_plot_nightly_backtest_writes_figures_and_report(run_example):
     assert (out / "nightly_backtest.png").stat().st_size > 10_000
     report = (out / "report" / "report.md").read_text()
     assert "## Against the published figures" in report
-    for name in ("scores.csv", "predictions.parquet", "regret.csv", "accuracy_by_night.png"):
+    for name in ("scores.csv", "predictions.parquet", "regret.csv"):
         assert (out / "report" / name).exists(), name
 
 
