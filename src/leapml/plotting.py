@@ -92,7 +92,7 @@ def plot_regret(regret: pd.DataFrame, *, ax=None):
     ax = _axes(ax)
     order = regret.groupby("policy", observed=True)["regret"].mean().sort_values().index.tolist()
     data = [100 * regret.loc[regret["policy"] == p, "regret"].to_numpy() for p in order]
-    ax.boxplot(data, tick_labels=order, vert=False, showfliers=False, showmeans=True)
+    ax.boxplot(data, tick_labels=order, orientation="horizontal", showfliers=False, showmeans=True)
     ax.set(xlabel="regret: throughput per cost lost against the best pick (%)",
            title="Placement regret by policy")
     return ax
