@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 from sklearn.base import clone
 
-from leapml.baselines import LookupTableRegressor
+from leapml.baselines import LastMeasuredRegressor, LookupTableRegressor, single_model_reference
 from leapml.fleet import simulate
 from leapml.fleet.simulator import lookup_table_score
 
@@ -66,3 +66,22 @@ def test_score_on_a_simulated_fleet():
     assert 0 < score["coverage"] < 0.6
     assert 0 < score["accuracy"] <= 1
     assert score["n_scored"] > 500
+
+
+def test_last_measured_returns_the_history_column():
+    X = pd.DataFrame({"job_last_throughput_same_hardware": [5.0, np.nan, 0.0], "other": [1, 2, 3]})
+    model = LastMeasuredRegressor().fit(X, [1.0, 2.0, 3.0])
+    pred = model.predict(X)
+    assert pred[0] == 5.0 and np.isnan(pred[1]) and np.isnan(pred[2])
+    with pytest.raises(ValueError, match="needs a DataFrame with column"):
+        LastMeasuredRegressor(column="missing").fit(X, [1.0, 2.0, 3.0])
+
+
+def test_single_model_reference_learns_log_throughput():
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"x": rng.uniform(0, 10, 400)})
+    y = np.exp(X["x"].to_numpy())  # spans four orders of magnitude
+    model = single_model_reference(random_state=0, n_estimators=50).fit(X, y)
+    ratio = model.predict(X) / y
+    assert np.median(np.abs(ratio - 1)) < 0.2
+    assert model.regressor_.get_params()["objective"] == "l1"
