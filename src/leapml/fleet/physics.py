@@ -135,7 +135,8 @@ def step_breakdown(*, gflops, params_m, traffic_mb, act_mb, host_ms, a2a_kb, bat
 
     peak = np.asarray(peak_tflops, float) * 1e12
     half = batch_half * np.sqrt(peak / 100e12)
-    eff = efficiency * maturity * interaction * batch / (batch + half)
+    work = batch * scale  # samples at the reference length: a long sequence fills the device too
+    eff = efficiency * maturity * interaction * work / (work + half)
     flops = gflops * 1e9 * scale * variant * batch
     compute = flops / (peak * eff)
     weights = params_m * 1e6 * np.sqrt(variant) * grad_bytes / 2 * 3
