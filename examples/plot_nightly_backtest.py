@@ -52,14 +52,17 @@ result = nightly(
 
 # %% Accuracy within +-20% over nights (median, worst, best), per model
 summary = result.summary().reset_index()
+print("Accuracy within +-20%, all attempts, over nights:")
 print(format_table(summary, percent=("median", "min", "max")))
 
 # %% On the attempts the lookup table covers: the head-to-head with the old method
+print("\nAccuracy within +-20% on the attempts the lookup table covers:")
 print(format_table(result.summary(slice="table_covered").reset_index(),
                    percent=("median", "min", "max")))
 
 # %% Placement regret: throughput per cost lost against the best pick
 regret = result.regret_summary().reset_index()
+print("\nPlacement regret, per policy:")
 print(format_table(regret, percent=("mean_regret", "p90_regret", "optimal_share")))
 
 # %% The four figures
