@@ -139,6 +139,14 @@ class Fleet:
             ``expected_throughput`` (NaN where infeasible) and ``feasible``
             (the family's software runs on the type, the precision has a
             peak there, the memory fits and the type has been introduced).
+
+        Examples
+        --------
+        >>> fleet = simulate("tiny", days=2, seed=0)
+        >>> ok = fleet.attempts[fleet.attempts["status"] == "ok"].head(1)
+        >>> truth = fleet.expected_throughput(ok, [ok["hardware_type"].iloc[0]])
+        >>> bool(truth["expected_throughput"].iloc[0] == ok["expected_throughput"].iloc[0])
+        True
         """
         hardware_types = [str(h) for h in hardware_types]
         names = self.hardware["hardware_type"].astype(str).tolist()
@@ -839,8 +847,10 @@ def format_description(table: pd.DataFrame) -> str:
             text = f"{int(value):,}"
         elif abs(value) >= 100:
             text = f"{value:,.0f}"
+        elif abs(value) >= 1:
+            text = f"{value:.2f}"
         else:
-            text = f"{value:.3g}"
+            text = f"{value:.3f}"
         passed = "" if pd.isna(row.passed) else ("yes" if row.passed else "no")
         lines.append(f"| {row.property} | {text} | {row.target} | {passed} |")
     return "\n".join(lines)
