@@ -4,7 +4,9 @@ Data: ``tests/_synthetic.py`` (throughput from 10^-1 to 10^6), 20,000 training
 and 5,000 test rows, three seeds. References: one LightGBM L1 regressor on
 ``log(y)`` with the same per-model settings as one expert (100 trees), and
 one with the cascade's whole expert budget (13 x 100 = 1,300 trees).
-Prints accuracy within +-20 % and +-10 % and the fit time.
+Prints accuracy within +-20 % and +-10 % and the fit time, and, for the
+cascade, two diagnostics on the test rows: how often the router picks the
+expert that fits the row best, and the accuracy if it always did ("oracle").
 
 Run: ``python benchmarks/bench_synthetic_accuracy.py [--seeds 3] [--threads 2]``
 """
@@ -23,6 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from _synthetic import make_throughput_regression
 
 from leapml import LeapRegressor
+from leapml._cascade import predict_expert
 from leapml.metrics import within_tolerance
 
 
@@ -44,6 +47,16 @@ class LogMedianLightGBM:
 
 def _categorical(X):
     return X.assign(precision=X["precision"].astype("category"))
+
+
+def _router_diagnostics(model, X, y):
+    """Share of rows routed to their best expert, and within-20% under perfect routing."""
+    encoded = model._validate_X(X, reset=False)
+    logs = np.column_stack([predict_expert(e, encoded) for e in model.regressors_])
+    best = np.argmin(np.abs(logs - np.log(y)[:, None]), axis=1)
+    router_hits = float(np.mean(model.predict_bin(X) == best))
+    oracle = within_tolerance(y, np.exp(logs[np.arange(len(y)), best]))
+    return router_hits, oracle
 
 
 def main(argv=None):
@@ -72,14 +85,19 @@ def main(argv=None):
             model = make(seed).fit(X_train, y_train)
             seconds = time.perf_counter() - start
             pred = model.predict(X_test)
+            diagnostics = (np.nan, np.nan)
+            if isinstance(model, LeapRegressor):
+                diagnostics = _router_diagnostics(model, X_test, y_test)
             rows[name].append((within_tolerance(y_test, pred, tol=0.2),
-                               within_tolerance(y_test, pred, tol=0.1), seconds))
+                               within_tolerance(y_test, pred, tol=0.1), seconds, *diagnostics))
     print(f"{args.train} train / {args.test} test rows, {args.seeds} seeds, {args.threads} threads")
-    print(f"{'model':<44} {'within 20%':>11} {'within 10%':>11} {'fit s':>7}")
+    print(f"{'model':<44} {'within 20%':>13} {'within 10%':>11} {'fit s':>7} "
+          f"{'router hits':>12} {'oracle 20%':>11}")
     for name, values in rows.items():
-        w20, w10, secs = np.mean(values, axis=0)
+        w20, w10, secs, hits, oracle = np.mean(values, axis=0)
         spread = np.std([v[0] for v in values])
-        print(f"{name:<44} {w20:>8.3f}+-{spread:.3f} {w10:>8.3f} {secs:>7.1f}")
+        print(f"{name:<44} {w20:>7.3f}+-{spread:.3f} {w10:>11.3f} {secs:>7.1f} "
+              f"{hits:>12.3f} {oracle:>11.3f}")
 
 
 if __name__ == "__main__":

@@ -45,6 +45,9 @@ MIN_ROWS_TO_FIT = 2
 
 #: Below this many rows, LightGBM predicts on one thread (threads cost more than they save).
 _SMALL_BATCH = 20_000
+#: Below this many rows, LightGBM trains on one thread, for the same reason; with
+#: ``deterministic=True`` the model does not depend on the thread count.
+_SMALL_FIT = 50_000
 
 # Parameters the shared Dataset is built with; the router reuses the Dataset
 # only when its own values for these agree.
@@ -192,6 +195,8 @@ class _LightGBMTrainer:
 
     def fit(self, rows, k):
         params = dict(self.params, seed=self.params["seed"] + k)
+        if len(rows) < _SMALL_FIT:
+            params["num_threads"] = 1
         subset = self.dataset.subset(rows)
         return lgb.train(params, subset, num_boost_round=params["num_iterations"])
 
@@ -344,6 +349,8 @@ def fit_router(X, labels, n_bins, *, classifier, sample_weight=None, categorical
     if _is_lightgbm(classifier):
         params = lightgbm_params(classifier, seed=seed, num_threads=num_threads)
         params.update(objective="multiclass", num_class=int(n_bins))
+        if len(labels) < _SMALL_FIT:
+            params["num_threads"] = 1
         params.pop("num_class_", None)
         reuse = dataset is not None and all(
             params.get(key) == dataset.params.get(key) for key in _DATASET_KEYS
