@@ -63,9 +63,19 @@ def test_lower_maturity_and_hidden_factors_slow_down():
 
 
 def test_sequence_length_scales_transformer_cost():
-    short = run(seq_len=1024.0, seq_ref=2048.0, attention=0.2, gflops=1000.0)
-    long = run(seq_len=4096.0, seq_ref=2048.0, attention=0.2, gflops=1000.0)
+    saturated = {"seq_ref": 2048.0, "attention": 0.2, "gflops": 1000.0, "batch_half": 1e-9}
+    short = run(seq_len=1024.0, **saturated)
+    long = run(seq_len=4096.0, **saturated)
     assert long["compute_s"] > 4 * short["compute_s"]  # more than linear: attention
+
+
+def test_long_sequences_fill_the_device_at_small_batches():
+    # the same tokens per step: one long sequence is as efficient as many short ones
+    common = {"seq_ref": 2048.0, "attention": 0.0, "gflops": 1000.0, "batch_half": 2.0}
+    one_long = run(seq_len=8192.0, batch_size=1, **common)
+    four_short = run(seq_len=2048.0, batch_size=4, **common)
+    assert np.isclose(one_long["compute_s"], four_short["compute_s"])
+    assert run(seq_len=2048.0, batch_size=1, **common)["compute_s"] > one_long["compute_s"] / 4
 
 
 def memory(**changes):
