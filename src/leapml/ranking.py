@@ -119,7 +119,9 @@ def rank_candidates(predictions, *, cost, job_col="job_id", hardware_col="hardwa
             "row(s) are negative or infinite"
         )
 
-    hardware_codes, hardware_names = pd.factorize(hardware, sort=False)
+    hardware_codes, hardware_uniques = pd.factorize(hardware, sort=False)
+    # a plain list: element access on arrow-backed uniques costs microseconds each
+    hardware_names = np.asarray(hardware_uniques, dtype=object).tolist()
     if cost_is_column:
         unit_cost = _float_column(predictions, cost)
         bad = ~(unit_cost > 0)
@@ -192,11 +194,22 @@ def rank_candidates(predictions, *, cost, job_col="job_id", hardware_col="hardwa
     sizes = np.diff(np.r_[starts, n])
     rank = np.arange(n) - np.repeat(starts, sizes) + 1
 
-    ranked = predictions.iloc[order].reset_index(drop=True)
-    ranked["cost_per_hour"] = hourly[order]
-    ranked["throughput_per_cost"] = per_cost[order]
-    ranked["rankable"] = rankable[order]
-    ranked["rank"] = rank.astype(np.int64)
     if top_k is not None:
-        ranked = ranked.loc[ranked["rank"].to_numpy() <= top_k].reset_index(drop=True)
-    return ranked
+        keep = rank <= top_k
+        order, rank = order[keep], rank[keep]
+    added = {
+        "cost_per_hour": hourly[order],
+        "throughput_per_cost": per_cost[order],
+        "rankable": rankable[order],
+        "rank": rank.astype(np.int64),
+    }
+    if not predictions.columns.is_unique:
+        ranked = predictions.iloc[order].reset_index(drop=True)
+        for name, values in added.items():
+            ranked[name] = values
+        return ranked
+    # one DataFrame construction: inserting columns one by one costs more on small inputs
+    columns = {name: predictions[name].array.take(order)
+               for name in predictions.columns if name not in added}
+    columns.update(added)
+    return pd.DataFrame(columns)
