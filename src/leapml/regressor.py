@@ -199,16 +199,14 @@ class LeapRegressor(RegressorMixin, BaseEstimator):
         if all(c is None for c in categories) or _n_columns(X) != len(categories):
             return X  # nothing to encode, or a shape error validate_data reports
         if isinstance(X, pd.DataFrame):
-            columns = {}
-            for j, _name in enumerate(X.columns):
+            out = np.empty(X.shape, dtype=np.float64)
+            for j in range(X.shape[1]):
                 col = X.iloc[:, j]
                 if categories[j] is None:
-                    columns[j] = pd.to_numeric(col, errors="raise").to_numpy(np.float64, na_value=np.nan)
+                    out[:, j] = pd.to_numeric(col, errors="raise").to_numpy(np.float64, na_value=np.nan)
                 else:
-                    columns[j] = _encode_column(col, categories[j])
-            encoded = pd.DataFrame(columns, index=X.index)
-            encoded.columns = X.columns
-            return encoded
+                    out[:, j] = _encode_column(col, categories[j])
+            return out
         array = np.asarray(X, dtype=object)
         out = np.empty(array.shape, dtype=np.float64)
         for j in range(array.shape[1]):
@@ -219,6 +217,15 @@ class LeapRegressor(RegressorMixin, BaseEstimator):
         return out
 
     def _validate_X(self, X, *, reset):
+        if isinstance(X, pd.DataFrame) and any(
+            _is_categorical(X.iloc[:, j]) for j in range(X.shape[1])
+        ):
+            # check names and width on the frame itself, then encode straight to
+            # numpy: cheaper than building an encoded frame for validate_data
+            validate_data(self, X, reset=reset, skip_check_array=True)
+            encoded = self._encode(X, reset=reset)
+            return check_array(encoded, dtype=np.float64, ensure_all_finite="allow-nan",
+                               order="C", estimator=self)
         X = self._encode(X, reset=reset)
         return validate_data(self, X, reset=reset, dtype=np.float64,
                              ensure_all_finite="allow-nan", order="C")
