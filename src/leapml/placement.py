@@ -12,6 +12,7 @@ from sklearn.base import clone
 
 from .features import build_features, candidate_rows
 from .ranking import rank_candidates
+from .schema import validate_attempts, validate_hardware
 
 __all__ = ["fit_window", "place", "predict_candidates"]
 
@@ -42,6 +43,16 @@ def fit_window(
     estimator
         The fitted model.
 
+    Raises
+    ------
+    TypeError
+        If ``attempts`` or ``hardware`` is not a DataFrame.
+    SchemaError
+        If the log or the catalog fails :func:`leapml.schema.validate_attempts`
+        or :func:`leapml.schema.validate_hardware` (every problem is named).
+    ValueError
+        If the window holds no completed attempt.
+
     Examples
     --------
     >>> from leapml.fleet import simulate
@@ -54,6 +65,8 @@ def fit_window(
     """
     if window_days < 1:
         raise ValueError(f"window_days must be >= 1, got {window_days}")
+    # refuse a bad log here, by name, before pandas or LightGBM trip over it
+    validate_attempts(attempts, validate_hardware(hardware))
     if model is None:
         from .regressor import LeapRegressor
 
@@ -109,6 +122,8 @@ def predict_candidates(
         One row per (job, hardware type) with ``trainer_count`` and
         ``predicted_throughput``, ready for :func:`~leapml.rank_candidates`.
     """
+    if isinstance(jobs, pd.DataFrame) and len(jobs) == 0:
+        raise ValueError("jobs is empty: give at least one submission to score")
     if at is None:
         if "submit_time" in jobs:
             at = jobs["submit_time"]
