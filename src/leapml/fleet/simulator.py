@@ -19,7 +19,15 @@ import numpy as np
 import pandas as pd
 
 from ..io import atomic_path, read_table, write_table
-from ..schema import ATTEMPT_COLUMNS, LAUNCH_COLUMNS, PRECISIONS, STATUSES
+from ..schema import (
+    ATTEMPT_COLUMNS,
+    LAUNCH_COLUMNS,
+    PRECISIONS,
+    STATUSES,
+    SchemaError,
+    validate_attempts,
+    validate_hardware,
+)
 from .hardware import hardware_catalog
 from .models import _PARALLELISM_CODES, FAMILIES, MATURITY, model_catalog
 from .physics import _ACT_SCALE, _USABLE_MEMORY, memory_needed_gb, step_breakdown
@@ -206,7 +214,13 @@ def load_fleet(directory: str | os.PathLike) -> Fleet:
     Raises
     ------
     FileNotFoundError
-        If a table of the fleet is missing.
+        If ``directory`` is not a folder or a table of the fleet is missing.
+    ValueError
+        If a table is not readable Parquet or ``params.json`` is not JSON
+        (the file is named).
+    SchemaError
+        If ``attempts.parquet`` or ``hardware.parquet`` does not follow the
+        schema (not a fleet written by :meth:`Fleet.save`; the file is named).
 
     Examples
     --------
@@ -216,9 +230,23 @@ def load_fleet(directory: str | os.PathLike) -> Fleet:
     3
     """
     directory = Path(directory)
+    if not directory.is_dir():
+        raise FileNotFoundError(f"{directory} is not a fleet folder (no such directory)")
     tables = {name: read_table(directory / f"{name}.parquet") for name in _TABLE_FILES}
+    # a foreign or hand-edited table is named here, not deep inside a later call
+    try:
+        validate_hardware(tables["hardware"])
+    except SchemaError as err:
+        raise SchemaError(str(directory / "hardware.parquet"), err.problems) from None
+    try:
+        validate_attempts(tables["attempts"], tables["hardware"])
+    except SchemaError as err:
+        raise SchemaError(str(directory / "attempts.parquet"), err.problems) from None
     params_path = directory / "params.json"
-    params = json.loads(params_path.read_text()) if params_path.exists() else {}
+    try:
+        params = json.loads(params_path.read_text()) if params_path.exists() else {}
+    except (ValueError, UnicodeDecodeError) as err:
+        raise ValueError(f"{params_path} is not readable JSON: {err}") from None
     return Fleet(**tables, params=params)
 
 
