@@ -79,6 +79,8 @@ def read_table(path: str | os.PathLike) -> pd.DataFrame:
     ------
     FileNotFoundError
         If ``path`` does not exist.
+    IsADirectoryError
+        If ``path`` is a directory.
     ValueError
         If the file cannot be parsed as the format its extension names.
     """
@@ -86,6 +88,9 @@ def read_table(path: str | os.PathLike) -> pd.DataFrame:
     if not path.exists():
         raise FileNotFoundError(f"no such file: {path}")
     fmt = _format_of(path)
+    if path.is_dir():
+        # pyarrow would read a folder as a dataset, even an empty or foreign one
+        raise IsADirectoryError(f"{path} is a directory, not a {fmt} file")
     try:
         if fmt == "parquet":
             return pd.read_parquet(path, engine="pyarrow")
