@@ -150,8 +150,17 @@ def _load_log(args) -> tuple[pd.DataFrame, pd.DataFrame, object]:
         return fleet.attempts, fleet.hardware, fleet
     if not (args.attempts and args.hardware):
         raise _Fail("give --fleet DIR, or both --attempts FILE and --hardware FILE")
-    hardware = validate_hardware(coerce_hardware(read_table(args.hardware)))
-    attempts = validate_attempts(coerce_attempts(read_table(args.attempts)), hardware)
+    from .schema import SchemaError
+
+    # name the file in the error, not only the column
+    try:
+        hardware = validate_hardware(coerce_hardware(read_table(args.hardware)))
+    except SchemaError as err:
+        raise SchemaError(args.hardware, err.problems) from None
+    try:
+        attempts = validate_attempts(coerce_attempts(read_table(args.attempts)), hardware)
+    except SchemaError as err:
+        raise SchemaError(args.attempts, err.problems) from None
     return attempts, hardware, None
 
 
@@ -213,7 +222,10 @@ def _read_submissions(path: str) -> pd.DataFrame:
     if missing:
         raise _Fail(f"{path} lacks column(s) {missing}")
     if "submit_time" in frame:
-        frame["submit_time"] = pd.to_datetime(frame["submit_time"])
+        try:
+            frame["submit_time"] = pd.to_datetime(frame["submit_time"])
+        except (TypeError, ValueError) as err:
+            raise _Fail(f"{path}: column 'submit_time' is not a timestamp ({err})") from None
     return frame
 
 
