@@ -1,0 +1,310 @@
+"""Bad inputs get a clear exception naming what is wrong, or a documented fallback.
+
+Each test here backs a row of the table in ``docs/reliability.md``.
+"""
+
+from __future__ import annotations
+
+import json
+import pickle
+import zipfile
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from leapml import LeapRegressor
+from leapml.features import build_features, candidate_rows
+from leapml.fleet import load_fleet
+from leapml.io import ModelFileError, load, read_table
+from leapml.placement import fit_window, place, predict_candidates
+from leapml.ranking import rank_candidates
+from leapml.schema import SchemaError, validate_attempts, validate_hardware
+
+LAUNCH = ["job_id", "model_type", "model_family", "trainer_count", "batch_size", "precision",
+          "seq_len", "parallelism"]
+
+
+def small_model():
+    return LeapRegressor(n_estimators=5, random_state=0, n_jobs=1)
+
+
+@pytest.fixture(scope="module")
+def log(tiny_fleet):
+    return tiny_fleet.attempts.drop(columns="expected_throughput")
+
+
+@pytest.fixture(scope="module")
+def hardware(tiny_fleet):
+    return tiny_fleet.hardware
+
+
+@pytest.fixture(scope="module")
+def fitted(log, hardware):
+    return fit_window(log, hardware, window_days=3, model=small_model())
+
+
+@pytest.fixture(scope="module")
+def jobs(tiny_fleet):
+    return tiny_fleet.jobs[LAUNCH].head(3)
+
+
+def problems_of(call):
+    with pytest.raises(SchemaError) as info:
+        call()
+    return " ".join(info.value.problems)
+
+
+# -- empty frames --------------------------------------------------------------
+
+
+def test_empty_frames_are_refused_by_name(log, hardware, fitted, jobs):
+    assert "the attempt log is empty" in problems_of(lambda: validate_attempts(log.iloc[:0]))
+    assert "the hardware catalog is empty" in problems_of(lambda: validate_hardware(hardware.iloc[:0]))
+    assert "empty" in problems_of(lambda: fit_window(log.iloc[:0], hardware, model=small_model()))
+    with pytest.raises(ValueError, match="jobs is empty"):
+        predict_candidates(fitted, jobs.iloc[:0], hardware, history=log)
+
+
+def test_empty_inputs_with_a_defined_answer(log, hardware):
+    # no rows to describe: an empty feature frame with every column, not an error
+    X = build_features(log.iloc[:0], hardware, history=log)
+    assert X.shape == (0, build_features(log.head(1), hardware).shape[1])
+    # no candidates at all: an empty ranking
+    empty = pd.DataFrame({"job_id": [], "hardware_type": [], "predicted_throughput": []})
+    ranked = rank_candidates(empty, cost={})
+    assert len(ranked) == 0 and {"rank", "rankable"} <= set(ranked.columns)
+
+
+# -- columns: missing, renamed, extra, wrong dtypes ----------------------------
+
+
+@pytest.mark.parametrize("column", ["submit_time", "throughput", "hardware_type", "status"])
+def test_missing_or_renamed_columns_are_named(log, hardware, column):
+    renamed = log.rename(columns={column: column + "_x"})
+    text = problems_of(lambda: fit_window(renamed, hardware, model=small_model()))
+    assert f"missing column(s): ['{column}']" in text
+
+
+def test_missing_catalog_column_is_named(log, hardware):
+    text = problems_of(lambda: fit_window(log, hardware.drop(columns="memory_gb"),
+                                          model=small_model()))
+    assert "['memory_gb']" in text
+
+
+def test_extra_columns_are_ignored(log, hardware):
+    noisy = log.assign(comment="hello", trainer_count_typo=-1, throughput_estimate=np.inf)
+    pd.testing.assert_frame_equal(build_features(noisy, hardware), build_features(log, hardware))
+    assert validate_attempts(noisy, hardware) is noisy
+
+
+@pytest.mark.parametrize(
+    ("column", "convert", "kind"),
+    [
+        ("submit_time", lambda s: s.astype(str), "time"),
+        ("trainer_count", lambda s: s.astype(str), "int"),
+        ("trainer_count", lambda s: s.astype(float), "int"),
+        ("throughput", lambda s: s.astype(str), "float"),
+        ("precision", lambda s: s.cat.codes.astype(float), "category"),
+    ],
+)
+def test_wrong_dtypes_are_named(log, hardware, column, convert, kind):
+    bad = log.assign(**{column: convert(log[column])})
+    text = problems_of(lambda: fit_window(bad, hardware, model=small_model()))
+    assert f"column {column!r} has dtype" in text and f"expected {kind}" in text
+
+
+# -- throughput, ids, hardware, costs ------------------------------------------
+
+
+@pytest.mark.parametrize("value", [np.nan, np.inf, -np.inf, -5.0, 0.0])
+def test_bad_throughput_on_an_ok_row_names_the_row(log, hardware, value):
+    row = log.index[log["status"] == "ok"][7]
+    bad = log.copy()
+    bad.loc[row, "throughput"] = value
+    text = problems_of(lambda: fit_window(bad, hardware, model=small_model()))
+    assert "throughput must be finite and > 0" in text and f"1 row(s) (index [{row}])" in text
+
+
+def test_throughput_on_a_failed_row_is_named(log, hardware):
+    row = log.index[log["status"] != "ok"][0]
+    bad = log.copy()
+    bad.loc[row, "throughput"] = 10.0
+    assert f"index [{row}]" in problems_of(lambda: validate_attempts(bad, hardware))
+
+
+def test_duplicate_attempt_ids_name_the_rows(log, hardware):
+    bad = log.copy()
+    bad.loc[bad.index[5], "attempt_id"] = bad.loc[bad.index[2], "attempt_id"]
+    text = problems_of(lambda: fit_window(bad, hardware, model=small_model()))
+    assert f"duplicate attempt_id in 2 row(s) (index [{bad.index[2]}, {bad.index[5]}])" in text
+
+
+def test_hardware_absent_from_the_catalog_is_named(log, hardware):
+    used = log["hardware_type"].astype(str)
+    dropped = used.iloc[0]
+    catalog = hardware[hardware["hardware_type"].astype(str) != dropped]
+    text = problems_of(lambda: fit_window(log, catalog, model=small_model()))
+    assert f"absent from the catalog: ['{dropped}']" in text
+    text = problems_of(lambda: build_features(log, catalog))
+    assert dropped in text
+
+
+def test_candidate_lists_empty_or_unknown(log, hardware, fitted, jobs):
+    with pytest.raises(ValueError, match="hardware_types is empty"):
+        place(fitted, jobs, hardware, history=log, hardware_types=[])
+    text = problems_of(lambda: place(fitted, jobs, hardware, history=log,
+                                     hardware_types=["H100-80GB-SXM5", "TPU-v99"]))
+    assert "['TPU-v99']" in text
+    with pytest.raises(ValueError, match="repeats"):
+        place(fitted, jobs, hardware, history=log, hardware_types=["T4-16GB", "T4-16GB"])
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda h: h.drop(columns="cost_per_device_hour"), "missing column(s): ['cost_per_device_hour']"),
+        (lambda h: h.assign(cost_per_device_hour=np.where(h.index == 3, np.nan, h["cost_per_device_hour"])),
+         "'cost_per_device_hour' is null in 1 row(s) (index [3])"),
+        (lambda h: h.assign(cost_per_device_hour=np.where(h.index == 4, 0.0, h["cost_per_device_hour"])),
+         "cost_per_device_hour must be finite and > 0; it is not in 1 row(s) (index [4])"),
+        (lambda h: h.assign(cost_per_device_hour=np.where(h.index == 5, -1.0, h["cost_per_device_hour"])),
+         "cost_per_device_hour must be finite and > 0; it is not in 1 row(s) (index [5])"),
+    ],
+)
+def test_costs_missing_zero_or_negative_in_the_catalog(log, hardware, fitted, jobs, change, message):
+    catalog = change(hardware)
+    assert message in problems_of(lambda: place(fitted, jobs, catalog, history=log))
+    assert message in problems_of(lambda: fit_window(log, catalog, model=small_model()))
+
+
+@pytest.mark.parametrize("cost", [0.0, -2.0, np.nan])
+def test_costs_zero_negative_or_missing_in_rank_candidates(cost):
+    frame = pd.DataFrame({"job_id": [1, 1], "hardware_type": ["a", "b"],
+                          "predicted_throughput": [1.0, 2.0]})
+    with pytest.raises(ValueError, match=r"\['b'\]"):
+        rank_candidates(frame, cost={"a": 1.0, "b": cost})
+    with pytest.raises(ValueError, match=r"no entry for hardware type\(s\) \['b'\]"):
+        rank_candidates(frame, cost={"a": 1.0})
+
+
+# -- predict-time inputs ------------------------------------------------------
+
+
+def test_unseen_categories_predict_as_missing(log, hardware, fitted, jobs):
+    rows = candidate_rows(jobs, ["A100-80GB-SXM4", "T4-16GB"], at=log["submit_time"].max())
+    X = build_features(rows, hardware, history=log)
+    unseen = X.assign(model_type=pd.Categorical(["never-seen-type"] * len(X)),
+                      parallelism=pd.Categorical(["warp-drive"] * len(X)))
+    missing = X.assign(model_type=pd.Categorical([np.nan] * len(X)),
+                       parallelism=pd.Categorical([np.nan] * len(X)))
+    predicted = fitted.predict(unseen)
+    # documented fallback: an unseen category is read as a missing value
+    np.testing.assert_array_equal(predicted, fitted.predict(missing))
+    assert np.all(np.isfinite(predicted) & (predicted > 0))
+
+
+@pytest.mark.parametrize(
+    ("change", "match"),
+    [
+        (lambda X: X.drop(columns="batch_size"), "batch_size"),
+        (lambda X: X.assign(extra=1.0), "extra"),
+        (lambda X: X[X.columns[::-1]], "same order"),
+    ],
+)
+def test_feature_columns_that_differ_from_fit_are_named(log, hardware, fitted, change, match):
+    X = build_features(log.tail(20), hardware, history=log)
+    with pytest.raises(ValueError, match=match):
+        fitted.predict(change(X))
+
+
+def test_log_out_of_time_order_gives_the_same_answers(log, hardware, fitted):
+    shuffled = log.sample(frac=1.0, random_state=1)
+    pd.testing.assert_frame_equal(build_features(shuffled, hardware).loc[log.index],
+                                  build_features(log, hardware))
+    again = fit_window(shuffled, hardware, window_days=3, model=small_model())
+    X = build_features(log.tail(50), hardware, history=log)
+    np.testing.assert_array_equal(again.predict(X), fitted.predict(X))
+
+
+def test_window_with_no_completed_attempt_is_refused(log, hardware):
+    with pytest.raises(ValueError, match="no completed attempts between"):
+        fit_window(log, hardware, window_days=2, until="2001-01-01", model=small_model())
+
+
+def test_window_with_one_row_predicts_that_row(log, hardware):
+    one = log[log["status"] == "ok"].tail(1)
+    model = fit_window(one, hardware, window_days=1, model=small_model())
+    predicted = model.predict(build_features(one, hardware))
+    np.testing.assert_allclose(predicted, one["throughput"].to_numpy(), rtol=1e-9)
+
+
+# -- files that are truncated, from another version, or not ours -------------
+
+
+def test_model_file_that_would_run_code_is_refused_without_running_it(tmp_path):
+    marker = tmp_path / "ran"
+
+    class Payload:
+        def __reduce__(self):
+            return (open, (str(marker), "w"))
+
+    path = tmp_path / "model.leap"
+    path.write_bytes(pickle.dumps(Payload()))
+    with pytest.raises(ModelFileError, match="not a leapml model file"):
+        load(path)
+    # the same payload inside a zip that claims to be a model
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("manifest.json", json.dumps({"format": "leapml-model", "format_version": 1,
+                                                      "members": {}}))
+        archive.writestr("model.pkl", pickle.dumps(Payload()))
+    with pytest.raises(ModelFileError, match="no metadata"):
+        load(path)
+    assert not marker.exists()
+
+
+def test_model_path_that_is_a_directory(tmp_path):
+    with pytest.raises(IsADirectoryError):
+        load(tmp_path)
+
+
+@pytest.fixture()
+def fleet_dir(tiny_fleet, tmp_path):
+    return tiny_fleet.save(tmp_path / "fleet")
+
+
+def test_truncated_fleet_table_is_named(fleet_dir):
+    table = fleet_dir / "attempts.parquet"
+    table.write_bytes(table.read_bytes()[:1000])
+    with pytest.raises(ValueError, match=r"attempts\.parquet is not a readable parquet file"):
+        load_fleet(fleet_dir)
+
+
+def test_foreign_fleet_table_is_named(fleet_dir):
+    pd.DataFrame({"user": ["a"], "score": [1.0]}).to_parquet(fleet_dir / "attempts.parquet")
+    with pytest.raises(SchemaError, match=r"attempts\.parquet does not follow the schema"):
+        load_fleet(fleet_dir)
+    pd.DataFrame({"hardware_type": ["x"]}).to_parquet(fleet_dir / "hardware.parquet")
+    with pytest.raises(SchemaError, match=r"hardware\.parquet does not follow the schema"):
+        load_fleet(fleet_dir)
+
+
+def test_fleet_folder_missing_a_table_or_not_a_folder(fleet_dir):
+    (fleet_dir / "releases.parquet").unlink()
+    with pytest.raises(FileNotFoundError, match=r"releases\.parquet"):
+        load_fleet(fleet_dir)
+    with pytest.raises(FileNotFoundError, match="not a fleet folder"):
+        load_fleet(fleet_dir / "attempts.parquet")
+
+
+def test_corrupt_fleet_params_are_named(fleet_dir):
+    (fleet_dir / "params.json").write_text('{"seed": ')
+    with pytest.raises(ValueError, match=r"params\.json is not readable JSON"):
+        load_fleet(fleet_dir)
+
+
+def test_table_path_that_is_a_directory(tmp_path):
+    folder = tmp_path / "attempts.parquet"
+    folder.mkdir()
+    with pytest.raises(IsADirectoryError, match="is a directory"):
+        read_table(folder)
