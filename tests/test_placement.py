@@ -1,0 +1,77 @@
+"""fit_window, predict_candidates and place: the calls a scheduler integration makes."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from leapml import LeapRegressor
+from leapml.placement import fit_window, place, predict_candidates
+
+
+@pytest.fixture(scope="module")
+def model(tiny_fleet):
+    return fit_window(tiny_fleet.attempts, tiny_fleet.hardware, window_days=5,
+                      model=LeapRegressor(n_estimators=10, random_state=0))
+
+
+def _jobs(fleet, n=3):
+    return fleet.jobs.head(n)
+
+
+def test_fit_window_trains_only_on_the_window(tiny_fleet):
+    attempts = tiny_fleet.attempts
+    end = attempts["submit_time"].max().floor("D") + pd.Timedelta(days=1)
+    older = attempts["submit_time"] < end - pd.Timedelta(days=2)
+    changed = attempts.copy()
+    changed.loc[older, "throughput"] = changed.loc[older, "throughput"] * 3.0
+    kwargs = {"window_days": 2, "model": LeapRegressor(n_estimators=5, random_state=0)}
+    a = fit_window(attempts, tiny_fleet.hardware, **kwargs)
+    b = fit_window(changed, tiny_fleet.hardware, **kwargs)
+    # The bin edges come from the training labels alone: rows before the window
+    # (rescaled here) must not be among them.
+    np.testing.assert_array_equal(a.bin_edges_, b.bin_edges_)
+    # Control: a window that reaches back over the rescaled rows sees them.
+    kwargs["window_days"] = 8
+    wide_a = fit_window(attempts, tiny_fleet.hardware, **kwargs)
+    wide_b = fit_window(changed, tiny_fleet.hardware, **kwargs)
+    assert not np.array_equal(wide_a.bin_edges_, wide_b.bin_edges_)
+
+
+def test_fit_window_refuses_an_empty_window(tiny_fleet):
+    with pytest.raises(ValueError, match="no completed attempts"):
+        fit_window(tiny_fleet.attempts, tiny_fleet.hardware, window_days=1,
+                   until="2000-01-01")
+    with pytest.raises(ValueError, match="window_days"):
+        fit_window(tiny_fleet.attempts, tiny_fleet.hardware, window_days=0)
+
+
+def test_predict_candidates_covers_every_available_type(tiny_fleet, model):
+    jobs = _jobs(tiny_fleet)
+    at = tiny_fleet.attempts["submit_time"].max()
+    out = predict_candidates(model, jobs, tiny_fleet.hardware, history=tiny_fleet.attempts, at=at)
+    available = tiny_fleet.hardware.loc[tiny_fleet.hardware["introduced"] <= at, "hardware_type"]
+    assert len(out) == len(jobs) * len(available)
+    assert set(out["hardware_type"]) == set(available.astype(str))
+    assert (out["predicted_throughput"] > 0).all()
+
+
+def test_place_ranks_by_throughput_per_cost(tiny_fleet, model):
+    ranked = place(model, _jobs(tiny_fleet), tiny_fleet.hardware, history=tiny_fleet.attempts)
+    cost = tiny_fleet.hardware.set_index("hardware_type")["cost_per_device_hour"]
+    expected = ranked["predicted_throughput"] / (
+        ranked["hardware_type"].map(cost).astype(float) * ranked["trainer_count"]
+    )
+    assert np.allclose(ranked["throughput_per_cost"], expected)
+    for _, rows in ranked.groupby("job_id", sort=False):
+        assert rows["rank"].tolist() == list(range(1, len(rows) + 1))
+        assert rows["throughput_per_cost"].is_monotonic_decreasing
+
+
+def test_place_top_k_keeps_the_best(tiny_fleet, model):
+    full = place(model, _jobs(tiny_fleet), tiny_fleet.hardware, history=tiny_fleet.attempts)
+    top = place(model, _jobs(tiny_fleet), tiny_fleet.hardware, history=tiny_fleet.attempts, top_k=2)
+    assert (top.groupby("job_id").size() == 2).all()
+    best = full[full["rank"] <= 2].reset_index(drop=True)
+    pd.testing.assert_frame_equal(top.reset_index(drop=True), best)
