@@ -43,6 +43,14 @@ _RELEASE_STACKS = ("cuda", "rocm", "synapse", "inhouse")
 _MAX_TRAINERS = 1024
 _HOUR = np.timedelta64(3_600_000_000_000, "ns")
 _TABLE_FILES = ("attempts", "hardware", "models", "jobs", "interactions", "releases")
+# Columns the simulator reads from its own tables, beyond the schema's.
+_REQUIRED_COLUMNS = {
+    "hardware": ("hardware_type", "software"),
+    "models": ("model_type", "model_family", "_kind"),
+    "jobs": ("job_id", *LAUNCH_COLUMNS, "_variant", "_memory_factor"),
+    "interactions": ("model_type", "hardware_type", "_interaction"),
+    "releases": ("software", "time", "model_family", "factor"),
+}
 
 
 @dataclass
@@ -234,6 +242,10 @@ def load_fleet(directory: str | os.PathLike) -> Fleet:
         raise FileNotFoundError(f"{directory} is not a fleet folder (no such directory)")
     tables = {name: read_table(directory / f"{name}.parquet") for name in _TABLE_FILES}
     # a foreign or hand-edited table is named here, not deep inside a later call
+    for name, required in _REQUIRED_COLUMNS.items():
+        missing = [c for c in required if c not in tables[name].columns]
+        if missing:
+            raise SchemaError(str(directory / f"{name}.parquet"), [f"missing column(s): {missing}"])
     try:
         validate_hardware(tables["hardware"])
     except SchemaError as err:
