@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import warnings
 from pathlib import Path
 
 import pandas as pd
@@ -223,7 +224,10 @@ def _read_submissions(path: str) -> pd.DataFrame:
         raise _Fail(f"{path} lacks column(s) {missing}")
     if "submit_time" in frame:
         try:
-            frame["submit_time"] = pd.to_datetime(frame["submit_time"])
+            with warnings.catch_warnings():
+                # a format-guess warning would be a second line on stderr
+                warnings.simplefilter("ignore", UserWarning)
+                frame["submit_time"] = pd.to_datetime(frame["submit_time"])
         except (TypeError, ValueError) as err:
             raise _Fail(f"{path}: column 'submit_time' is not a timestamp ({err})") from None
     return frame
