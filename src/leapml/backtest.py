@@ -27,6 +27,7 @@ from tqdm.auto import tqdm
 from .features import build_features, candidate_rows
 from .metrics import coverage, median_absolute_percentage_error, within_tolerance
 from .ranking import rank_candidates
+from .schema import validate_attempts, validate_hardware
 
 __all__ = [
     "CEILING",
@@ -231,6 +232,14 @@ def nightly(
     -------
     BacktestResult
 
+    Raises
+    ------
+    SchemaError
+        If the log or the catalog fails :func:`leapml.schema.validate_attempts`
+        or :func:`leapml.schema.validate_hardware` (every problem is named).
+    ValueError
+        For bad windows, no models, or no night with rows to train and score.
+
     Examples
     --------
     >>> from leapml.fleet import simulate
@@ -243,6 +252,8 @@ def nightly(
     """
     if window_days < 1 or nights < 1:
         raise ValueError(f"window_days and nights must be >= 1, got {window_days} and {nights}")
+    # duplicate ids, bad statuses or costs are named here rather than skewing the scores
+    validate_attempts(attempts, validate_hardware(hardware))
     models = dict(default_models(random_state=random_state) if models is None else models)
     if not models:
         raise ValueError("models is empty: give at least one model to score")
