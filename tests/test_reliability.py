@@ -308,3 +308,15 @@ def test_table_path_that_is_a_directory(tmp_path):
     folder.mkdir()
     with pytest.raises(IsADirectoryError, match="is a directory"):
         read_table(folder)
+
+
+def test_backtest_refuses_a_bad_log_by_name(log, hardware):
+    from leapml.backtest import nightly
+
+    bad = log.copy()
+    bad.loc[bad.index[9], "attempt_id"] = bad.loc[bad.index[4], "attempt_id"]
+    text = problems_of(lambda: nightly(bad, hardware, window_days=3, nights=1, progress=False))
+    assert f"duplicate attempt_id in 2 row(s) (index [{bad.index[4]}, {bad.index[9]}])" in text
+    catalog = hardware.assign(cost_per_device_hour=-hardware["cost_per_device_hour"])
+    text = problems_of(lambda: nightly(log, catalog, window_days=3, nights=1, progress=False))
+    assert "cost_per_device_hour must be finite and > 0" in text
