@@ -320,3 +320,16 @@ def test_backtest_refuses_a_bad_log_by_name(log, hardware):
     catalog = hardware.assign(cost_per_device_hour=-hardware["cost_per_device_hour"])
     text = problems_of(lambda: nightly(log, catalog, window_days=3, nights=1, progress=False))
     assert "cost_per_device_hour must be finite and > 0" in text
+
+
+def test_every_test_the_reliability_page_names_exists():
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    text = (root / "docs" / "reliability.md").read_text()
+    named = set(re.findall(r"`(tests/test_\w+\.py)::(test_\w+)`", text))
+    assert len(named) > 40
+    for path, name in sorted(named):
+        source = (root / path).read_text()
+        assert re.search(rf"^def {name}\(", source, re.MULTILINE), f"{path}::{name}"
