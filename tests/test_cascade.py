@@ -128,3 +128,42 @@ def test_router_with_one_label_is_constant():
                         classifier=lgb.LGBMClassifier(verbose=-1))
     assert isinstance(router, ConstantModel)
     np.testing.assert_array_equal(predict_router(router, np.zeros((2, 2)), 3).argmax(axis=1), [1, 1])
+
+
+def test_stratified_router_sample_keeps_every_bin_and_its_share():
+    from leapml._cascade import _stratified_sample
+
+    labels = np.repeat([0, 1, 2], [900, 95, 5])
+    sample = _stratified_sample(labels, 100, seed=0)
+    counts = np.bincount(labels[sample], minlength=3)
+    assert counts.tolist() == [90, 10, 1]  # shares rounded up: a rare bin keeps a row
+    assert np.all(np.diff(sample) > 0)
+    assert _stratified_sample(labels, 5000, seed=0) is None
+
+
+def test_windowed_reassignment_scores_only_neighbouring_experts():
+    from leapml._cascade import _reassignment_errors
+
+    X = np.zeros((4, 1))
+    log_y = np.array([0.0, 1.0, 2.0, 3.0])
+    experts = [ConstantModel(float(k)) for k in range(4)]
+    assignment = np.array([0, 1, 2, 3])
+    errors = _reassignment_errors(experts, X, log_y, assignment, 1, 1)
+    full = _reassignment_errors(experts, X, log_y, assignment, None, 1)
+    near = np.abs(assignment[:, None] - np.arange(4)) <= 1
+    np.testing.assert_array_equal(errors[near], full[near])
+    assert np.isinf(errors[~near]).all()
+
+
+def test_parallel_expert_fits_equal_serial_ones(monkeypatch):
+    import leapml._cascade as cascade
+
+    X, log_y = _two_regimes(n=600)
+    bins, n_bins = _start(log_y, 4)
+    runs = []
+    for parallel in (False, True):
+        monkeypatch.setattr(cascade, "PARALLEL_EXPERTS", parallel)
+        result = fit_cascade(X, log_y, bins, n_bins, regressor=_small_lgbm(), max_iter=2,
+                             tol=0.0, num_threads=2)
+        runs.append([e.model_to_string() for e in result.experts])
+    assert runs[0] == runs[1]

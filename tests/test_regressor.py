@@ -190,3 +190,33 @@ def test_length_mismatch_and_bad_params_are_refused():
         small(combine="mean").fit(X, np.ones(10))
     with pytest.raises(ValueError, match="n_bins"):
         small(n_bins=0).fit(X, np.ones(10))
+
+
+def test_lean_predict_path_encodes_like_the_full_validation(synthetic):
+    X, y = synthetic
+    model = small().fit(X, y)
+    frame = X.head(30).assign(precision=X["precision"].head(30).astype("category"))
+    # an unseen category and a missing one must both become NaN, as in the full path
+    hardware = frame["hardware_type"].cat.add_categories(["never-seen"])
+    hardware.iloc[0], hardware.iloc[1] = "never-seen", None
+    frame["hardware_type"] = hardware
+    lean = model._lean_encode(frame)
+    full = model._encode(frame, reset=False)
+    assert lean is not None
+    np.testing.assert_array_equal(lean, full)
+    assert np.isnan(lean[:2, X.columns.get_loc("hardware_type")]).all()
+
+
+def test_lean_predict_path_leaves_unusual_input_to_the_full_validation(synthetic):
+    X, y = synthetic
+    model = small().fit(X, y)
+    frame = X.head(5)
+    assert model._lean_encode(frame.assign(hardware_type=frame["hardware_type"].astype(str))) is None
+    assert model._lean_encode(frame[frame.columns[::-1]]) is None
+    numeric = next(c for c in X.columns if X[c].dtype.kind == "f")
+    with_inf = frame.assign(**{numeric: np.inf})
+    assert model._lean_encode(with_inf) is None
+    with pytest.raises(ValueError, match="infinity"):
+        model.predict(with_inf)
+    with pytest.raises(ValueError, match="feature names"):
+        model.predict(frame[frame.columns[::-1]])

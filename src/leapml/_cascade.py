@@ -22,6 +22,7 @@ reassignment keeps the expert it had; a bin that holds a single row gets a
 from __future__ import annotations
 
 import numbers
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import lightgbm as lgb
@@ -48,6 +49,19 @@ _SMALL_BATCH = 20_000
 #: Below this many rows, LightGBM trains on one thread, for the same reason; with
 #: ``deterministic=True`` the model does not depend on the thread count.
 _SMALL_FIT = 50_000
+
+#: Reassignment compares each row's error under the experts of the bins at most
+#: this far from its current bin (``None``: every expert). Rows move between
+#: neighbouring log-throughput bins almost only, so scoring every row with all
+#: experts mostly buys errors that never win; see ``benchmarks/README.md``.
+REASSIGN_WINDOW = 2
+#: The router trains on a class-stratified sample of at most this many rows
+#: (``None``: all rows). A multiclass model costs one tree per bin and round,
+#: so at the scale of a nightly window it dominates the fit.
+ROUTER_MAX_ROWS = 200_000
+#: Fit the experts of one EM iteration concurrently, one thread each, when the
+#: caller allows several threads: small fits scale badly across threads.
+PARALLEL_EXPERTS = True
 
 # Parameters the shared Dataset is built with; the router reuses the Dataset
 # only when its own values for these agree.
@@ -193,12 +207,36 @@ class _LightGBMTrainer:
             free_raw_data=False,
         ).construct()
 
-    def fit(self, rows, k):
+    def fit(self, rows, k, num_threads=None):
         params = dict(self.params, seed=self.params["seed"] + k)
         if len(rows) < _SMALL_FIT:
             params["num_threads"] = 1
+        if num_threads is not None:
+            params["num_threads"] = num_threads
         subset = self.dataset.subset(rows)
         return lgb.train(params, subset, num_boost_round=params["num_iterations"])
+
+
+def _reassignment_errors(experts, X, log_y, assignment, window, num_threads):
+    """Absolute log error of each row under each expert; ``inf`` outside the window.
+
+    With ``window=None`` every expert scores every row. Otherwise expert ``k``
+    scores only the rows currently in bins ``k - window .. k + window``.
+    """
+    n, n_bins = len(log_y), len(experts)
+    if window is None or 2 * window + 1 >= n_bins:
+        errors = np.empty((n, n_bins))
+        for k, model in enumerate(experts):
+            errors[:, k] = np.abs(predict_expert(model, X, num_threads=num_threads) - log_y)
+        return errors
+    errors = np.full((n, n_bins), np.inf)
+    for k, model in enumerate(experts):
+        rows = np.flatnonzero(np.abs(assignment - k) <= window)
+        if rows.size:
+            errors[rows, k] = np.abs(
+                predict_expert(model, X[rows], num_threads=num_threads) - log_y[rows]
+            )
+    return errors
 
 
 class _EstimatorTrainer:
@@ -288,9 +326,12 @@ def fit_cascade(X, log_y, initial_bins, n_bins, *, regressor, sample_weight=None
     result = CascadeResult(experts=experts, assignment=assignment, n_iter=0,
                            dataset=getattr(trainer, "dataset", None))
     rows_index = np.arange(n)
+    window = REASSIGN_WINDOW
+    parallel = PARALLEL_EXPERTS and num_threads > 1 and isinstance(trainer, _LightGBMTrainer)
     for iteration in range(max(int(max_iter), 1)):
         order = np.argsort(assignment, kind="stable")
         bounds = np.searchsorted(assignment[order], np.arange(n_bins + 1))
+        jobs = []
         for k in range(n_bins):
             rows = np.sort(order[bounds[k]:bounds[k + 1]])
             if rows.size == 0:
@@ -299,10 +340,18 @@ def fit_cascade(X, log_y, initial_bins, n_bins, *, regressor, sample_weight=None
                 w = None if weight is None else weight[rows]
                 experts[k] = ConstantModel(_weighted_median(log_y[rows], w))
             else:
+                jobs.append((rows, k))
+        if parallel and len(jobs) > 1:
+            # largest first, so the pool does not end on one long fit
+            jobs.sort(key=lambda job: -job[0].size)
+            with ThreadPoolExecutor(max_workers=num_threads) as pool:
+                fitted = list(pool.map(lambda job: trainer.fit(*job, num_threads=1), jobs))
+            for (_, k), model in zip(jobs, fitted, strict=True):
+                experts[k] = model
+        else:
+            for rows, k in jobs:
                 experts[k] = trainer.fit(rows, k)
-        errors = np.empty((n, n_bins))
-        for k, model in enumerate(experts):
-            errors[:, k] = np.abs(predict_expert(model, X, num_threads=num_threads) - log_y)
+        errors = _reassignment_errors(experts, X, log_y, assignment, window, num_threads)
         best = np.argmin(errors, axis=1)
         current = errors[rows_index, assignment]
         # keep a row where it is unless another expert is strictly better
@@ -355,10 +404,15 @@ def fit_router(X, labels, n_bins, *, classifier, sample_weight=None, categorical
         reuse = dataset is not None and all(
             params.get(key) == dataset.params.get(key) for key in _DATASET_KEYS
         )
+        sample = _stratified_sample(labels, ROUTER_MAX_ROWS, seed)
         if reuse:
             dataset.set_label(labels.astype(np.float64))
-            train_set = dataset
+            # a subset of the binned Dataset copies its labels and weights
+            train_set = dataset if sample is None else dataset.subset(sample)
         else:
+            if sample is not None:
+                X, labels = X[sample], labels[sample]
+                sample_weight = None if sample_weight is None else sample_weight[sample]
             train_set = lgb.Dataset(
                 X, label=labels.astype(np.float64), weight=sample_weight,
                 categorical_feature=list(categorical) if len(categorical) else "auto",
@@ -374,6 +428,25 @@ def fit_router(X, labels, n_bins, *, classifier, sample_weight=None, categorical
     else:
         model.fit(X, labels, sample_weight=sample_weight)
     return model
+
+
+def _stratified_sample(labels, max_rows, seed):
+    """Sorted row indices of a class-stratified sample of ``max_rows`` rows, or None for all.
+
+    Each class keeps its share of the rows (rounded up, so a rare bin keeps
+    at least one row); the draw depends only on ``seed``.
+    """
+    n = len(labels)
+    if max_rows is None or n <= max_rows:
+        return None
+    rng = np.random.default_rng(seed)
+    order = np.argsort(labels, kind="stable")
+    counts = np.bincount(labels)
+    starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    keep = np.ceil(counts * (max_rows / n)).astype(np.intp)
+    picked = [order[start + rng.choice(count, size=k, replace=False)]
+              for start, count, k in zip(starts, counts, keep, strict=True) if k]
+    return np.sort(np.concatenate(picked))
 
 
 def predict_router(router, X, n_bins, *, num_threads=1):
