@@ -219,6 +219,8 @@ def _read_submissions(path: str) -> pd.DataFrame:
     from .schema import LAUNCH_COLUMNS
 
     frame = read_table(path)
+    if len(frame) == 0:
+        raise _Fail(f"{path} has no rows to score")
     missing = [c for c in ("job_id", *LAUNCH_COLUMNS) if c not in frame.columns]
     if missing:
         raise _Fail(f"{path} lacks column(s) {missing}")
@@ -236,6 +238,7 @@ def _read_submissions(path: str) -> pd.DataFrame:
 def _predict(args) -> int:
     from .features import build_features
     from .io import load
+    from .schema import SchemaError
 
     model = load(args.model)
     attempts, hardware, _ = _load_log(args)
@@ -244,7 +247,12 @@ def _predict(args) -> int:
         raise _Fail(f"{args.submissions} lacks column 'hardware_type' (use 'leapml rank' to score all types)")
     if "submit_time" not in submissions:
         submissions["submit_time"] = attempts["submit_time"].max() + pd.Timedelta(seconds=1)
-    X = build_features(submissions, hardware, history=attempts)
+    try:
+        X = build_features(submissions, hardware, history=attempts)
+    except SchemaError as err:
+        if not str(err).startswith("the attempts to describe"):
+            raise
+        raise SchemaError(args.submissions, err.problems) from None
     out = submissions.copy()
     out["predicted_throughput"] = model.predict(X)
     return _emit(out, args.out)
@@ -253,11 +261,19 @@ def _predict(args) -> int:
 def _rank(args) -> int:
     from .io import load
     from .placement import place
+    from .schema import SchemaError
 
     model = load(args.model)
     attempts, hardware, _ = _load_log(args)
     submissions = _read_submissions(args.submissions)
-    ranked = place(model, submissions, hardware, history=attempts, top_k=args.top_k)
+    try:
+        ranked = place(model, submissions, hardware, history=attempts, top_k=args.top_k)
+    except SchemaError as err:
+        if not str(err).startswith("the attempts to describe"):
+            raise
+        # the rows named are those of the candidate table, one per submission and type
+        raise SchemaError(f"{args.submissions} (as candidate rows, one per submission and "
+                          "hardware type)", err.problems) from None
     return _emit(ranked, args.out)
 
 
