@@ -153,3 +153,27 @@ def test_real_process_prints_exactly_one_stderr_line(good, tmp_path, case):
     done = subprocess.run([sys.executable, "-m", "leapml.cli", *argv], capture_output=True,
                           text=True, timeout=120, check=False)
     _assert_one_clear_line(done.returncode, done.stderr, argv[0], name=path.name)
+
+
+@pytest.mark.parametrize("command", ["predict", "rank"])
+@pytest.mark.parametrize(
+    ("case", "change", "words"),
+    [
+        ("header-only", lambda f: f.iloc[:0], "has no rows to score"),
+        ("text-trainers", lambda f: f.assign(trainer_count="eight"), "'trainer_count' has dtype"),
+        ("null-trainers", lambda f: f.assign(trainer_count=[1.0, None, 2.0]), "'trainer_count' is null"),
+        ("negative-batch", lambda f: f.assign(batch_size=-1), "batch_size must be finite and > 0"),
+        ("unknown-precision", lambda f: f.assign(precision="fp4"), "precision not in"),
+    ],
+)
+def test_submissions_with_bad_values_name_the_file(good, tmp_path, capsys, command, case, change,
+                                                   words):
+    path = tmp_path / f"{case}.csv"
+    frame = pd.read_csv(good / "submissions.csv").head(3).assign(hardware_type="T4-16GB")
+    change(frame).to_csv(path, index=False)
+    argv = _argv(good, "submissions.csv", path)
+    argv[0] = command
+    code = main(argv)
+    err = capsys.readouterr().err
+    _assert_one_clear_line(code, err, command, name=path.name)
+    assert words in err
