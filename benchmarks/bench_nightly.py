@@ -1,0 +1,176 @@
+"""Benchmark: the nightly retrain (``build_features`` + ``LeapRegressor.fit``) on a 30-day window.
+
+Simulates ``days=31`` of a preset, trains on the completed attempts of the
+first 30 days and scores the completed attempts of day 31 (accuracy within
++-20 %). For each configuration it prints the wall time of features + fit,
+the peak RSS of the process after it, the number of EM iterations and the
+next-day accuracy. The reference, measured in the same run on the same ``X``,
+is one LightGBM median (L1) regressor on ``log(y)`` with the per-model
+settings of one expert (100 trees, 31 leaves); the table gives each
+configuration's time as a multiple of it.
+
+Configurations (``--configs``, comma separated):
+
+``default``
+    ``LeapRegressor(random_state=0, n_jobs=threads)`` as shipped.
+``unoptimised``
+    The settings before the speed-up: ``max_iter=10``, every expert scores
+    every row at reassignment, experts fitted one after the other, the router
+    on every row.
+``iter10``, ``window_all``, ``serial``, ``router_all``
+    The default with one lever undone, to measure that lever alone.
+``iter1``, ``router_100k``, ``router_50k``
+    Levers pushed further than the default.
+
+Run::
+
+    python benchmarks/bench_nightly.py                    # production, default only
+    python benchmarks/bench_nightly.py --preset small --configs default,unoptimised,iter10
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import resource
+import time
+from pathlib import Path
+
+import lightgbm as lgb
+import numpy as np
+
+import leapml._cascade as cascade
+from leapml import LeapRegressor
+from leapml.features import build_features
+from leapml.fleet import simulate
+from leapml.metrics import within_tolerance
+
+RESULTS = Path(__file__).resolve().parent / "results"
+#: The module settings of the speed-up, and what each configuration changes.
+DEFAULT_SETTINGS = {
+    "REASSIGN_WINDOW": cascade.REASSIGN_WINDOW,
+    "ROUTER_MAX_ROWS": cascade.ROUTER_MAX_ROWS,
+    "PARALLEL_EXPERTS": cascade.PARALLEL_EXPERTS,
+}
+CONFIGS = {
+    "default": ({}, {}),
+    "unoptimised": ({"REASSIGN_WINDOW": None, "ROUTER_MAX_ROWS": None, "PARALLEL_EXPERTS": False},
+                    {"max_iter": 10}),
+    "iter10": ({}, {"max_iter": 10}),
+    "iter1": ({}, {"max_iter": 1}),
+    "window_all": ({"REASSIGN_WINDOW": None}, {}),
+    "serial": ({"PARALLEL_EXPERTS": False}, {}),
+    "router_all": ({"ROUTER_MAX_ROWS": None}, {}),
+    "router_100k": ({"ROUTER_MAX_ROWS": 100_000}, {}),
+    "router_50k": ({"ROUTER_MAX_ROWS": 50_000}, {}),
+}
+
+
+def peak_rss_mb() -> float:
+    """Peak resident set size of this process so far, MB (Linux reports kB)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def machine() -> dict:
+    model = platform.processor() or "unknown"
+    try:
+        with open("/proc/cpuinfo") as info:
+            model = next(line.split(":", 1)[1].strip() for line in info
+                         if line.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    import os
+
+    return {"cpu": model, "cores": os.cpu_count()}
+
+
+def night(preset: str, seed: int):
+    """The attempt log of ``days=31`` and the masks of the training window and the next day."""
+    fleet = simulate(preset, days=31, seed=seed)
+    attempts = fleet.attempts.reset_index(drop=True)
+    last_day = attempts["submit_time"].max().floor("D")
+    ok = (attempts["status"].astype(str) == "ok").to_numpy()
+    before = (attempts["submit_time"] < last_day).to_numpy()
+    return fleet, attempts, ok & before, ok & ~before
+
+
+def reference_fit(X, y, threads: int, seed: int):
+    """One LightGBM L1 regressor on log(y), the settings of one default expert."""
+    model = lgb.LGBMRegressor(objective="l1", n_estimators=100, learning_rate=0.1, num_leaves=31,
+                              min_child_samples=20, n_jobs=threads, random_state=seed,
+                              verbose=-1)
+    return model.fit(X, np.log(y))
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--preset", default="production")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--configs", default="default",
+                        help=f"comma-separated, from {', '.join(CONFIGS)}")
+    args = parser.parse_args(argv)
+    names = [c.strip() for c in args.configs.split(",") if c.strip()]
+    unknown = [c for c in names if c not in CONFIGS]
+    if unknown:
+        parser.error(f"unknown configuration(s) {unknown}")
+
+    fleet, attempts, train, test = night(args.preset, args.seed)
+    print(f"{args.preset}: {int(train.sum()):,} completed attempts in the 30-day window, "
+          f"{int(test.sum()):,} on the next day; {args.threads} threads; {machine()}")
+
+    rows = []
+    y_train = attempts.loc[train, "throughput"].to_numpy(float)
+    y_test = attempts.loc[test, "throughput"].to_numpy(float)
+    X_ref = None
+    for name in names:
+        settings, params = CONFIGS[name]
+        for key, value in {**DEFAULT_SETTINGS, **settings}.items():
+            setattr(cascade, key, value)
+        started = time.perf_counter()
+        X = build_features(attempts, fleet.hardware)
+        features_s = time.perf_counter() - started
+        X_train, X_test = X[train], X[test]
+        model = LeapRegressor(random_state=args.seed, n_jobs=args.threads, **params)
+        started = time.perf_counter()
+        model.fit(X_train, y_train)
+        fit_s = time.perf_counter() - started
+        accuracy = within_tolerance(y_test, model.predict(X_test))
+        rows.append({"config": name, "features_s": features_s, "fit_s": fit_s,
+                     "total_s": features_s + fit_s, "n_iter": int(model.n_iter_),
+                     "moved": [round(float(m), 4) for m in model.moved_],
+                     "within_20": accuracy, "peak_rss_mb": peak_rss_mb()})
+        print(f"  {name:12s} features {features_s:6.1f} s  fit {fit_s:7.1f} s  "
+              f"iterations {model.n_iter_}  within 20% {accuracy:.4f}  "
+              f"peak RSS {peak_rss_mb():7.0f} MB", flush=True)
+        X_ref = (X_train, X_test)
+    for key, value in DEFAULT_SETTINGS.items():
+        setattr(cascade, key, value)
+
+    started = time.perf_counter()
+    reference = reference_fit(X_ref[0], y_train, args.threads, args.seed)
+    reference_s = time.perf_counter() - started
+    reference_accuracy = within_tolerance(y_test, np.exp(reference.predict(X_ref[1])))
+
+    print()
+    print(f"{'config':12s} {'features+fit s':>14s} {'x reference':>11s} {'iters':>5s} "
+          f"{'within 20%':>10s} {'peak RSS MB':>11s}")
+    for row in rows:
+        print(f"{row['config']:12s} {row['total_s']:14.1f} {row['total_s'] / reference_s:11.1f} "
+              f"{row['n_iter']:5d} {row['within_20']:10.4f} {row['peak_rss_mb']:11.0f}")
+    print(f"{'reference':12s} {reference_s:14.1f} {1.0:11.1f} {'':5s} {reference_accuracy:10.4f}"
+          "   (one LightGBM L1 regressor, 100 trees, fit only)")
+    RESULTS.mkdir(exist_ok=True)
+    out = RESULTS / f"nightly_{args.preset}.json"
+    out.write_text(json.dumps({
+        "preset": args.preset, "seed": args.seed, "threads": args.threads, "machine": machine(),
+        "train_rows": int(train.sum()), "test_rows": int(test.sum()), "runs": rows,
+        "reference": {"fit_s": reference_s, "within_20": reference_accuracy},
+    }, indent=2))
+    print(f"wrote {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
