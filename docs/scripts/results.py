@@ -12,10 +12,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
+import subprocess
 import time
 from pathlib import Path
 
+import leapml
 from leapml.backtest import default_models, held_out, nightly
 from leapml.fleet import simulate
 from leapml.report import format_table, write_report
@@ -46,7 +49,8 @@ def main() -> None:
     elapsed = time.perf_counter() - started
     meta = {"preset": args.preset, "nights": args.nights, "seed": args.seed,
             "attempts": len(fleet.attempts), "seconds": round(elapsed),
-            "machine": f"{platform.machine()}, {platform.processor() or 'cpu'}"}
+            "machine": f"{platform.machine()}, {os.cpu_count()} cores", "leapml": leapml.__version__,
+            "commit": _commit()}
     Path(args.out, "run.json").write_text(json.dumps(meta, indent=2))
     print(format_table(result.published_comparison(), percent=("ours", "published")))
     print()
@@ -62,6 +66,15 @@ def main() -> None:
         print(f"held out: {by}")
         print(format_table(frame, percent=("in_distribution", "held_out")))
     print(f"\n{meta}; report: {path}")
+
+
+def _commit() -> str:
+    try:
+        out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                             cwd=Path(__file__).parent, check=True)
+        return out.stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
 
 
 if __name__ == "__main__":
