@@ -63,10 +63,14 @@ def plot_accuracy_by_night(scores: pd.DataFrame, *, metric: str = "within_20", s
     """Accuracy of every model, night by night."""
     ax = _axes(ax)
     frame = scores[scores["slice"] == slice]
+    # nights are whole days: label them by date, one tick each
+    nights = sorted(frame["night"].unique())
+    position = {night: i for i, night in enumerate(nights)}
     for model, rows in frame.groupby("model", sort=False, observed=True):
-        ax.plot(rows["night"], 100 * rows[metric], marker="o", label=str(model))
-    ax.set(ylabel=f"{metric.replace('_', ' ')} (% of attempts)", xlabel="night",
-           title=f"Accuracy by night ({slice})", ylim=(0, 100))
+        ax.plot(rows["night"].map(position), 100 * rows[metric], marker="o", label=str(model))
+    ax.set_xticks(range(len(nights)), [pd.Timestamp(n).strftime("%Y-%m-%d") for n in nights])
+    ax.set(ylabel=_metric_label(metric), xlabel="night (day scored)",
+           title=f"Accuracy by night ({slice.replace('_', ' ')})", ylim=(0, 100))
     ax.tick_params(axis="x", labelrotation=30)
     ax.legend(fontsize="small")
     return ax
@@ -82,7 +86,7 @@ def plot_accuracy_by_decile(scores: pd.DataFrame, *, metric: str = "within_20", 
     for i, model in enumerate(table.columns):
         ax.bar(deciles + i * width - 0.4 + width / 2, 100 * table[model], width=width, label=str(model))
     ax.set(xticks=deciles, xlabel="decile of measured throughput", ylim=(0, 100),
-           ylabel=f"{metric.replace('_', ' ')} (% of attempts)", title="Accuracy by throughput decile")
+           ylabel=_metric_label(metric), title="Accuracy by throughput decile")
     ax.legend(fontsize="small")
     return ax
 
@@ -96,6 +100,13 @@ def plot_regret(regret: pd.DataFrame, *, ax=None):
     ax.set(xlabel="regret: throughput per cost lost against the best pick (%)",
            title="Placement regret by policy")
     return ax
+
+
+def _metric_label(metric: str) -> str:
+    """``within_20_by_device_hours`` -> ``within +-20% (% of device-hours)``."""
+    tolerance = metric.split("_")[1]
+    unit = "device-hours" if metric.endswith("_by_device_hours") else "attempts"
+    return f"within +-{tolerance}% (% of {unit})"
 
 
 def _models(predictions: pd.DataFrame) -> list[str]:
