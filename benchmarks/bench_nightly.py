@@ -21,11 +21,15 @@ Configurations (``--configs``, comma separated):
     The default with one lever undone, to measure that lever alone.
 ``iter1``, ``router_100k``, ``router_50k``
     Levers pushed further than the default.
+``router_50r``, ``router_25r``
+    A cheaper router: 50 rounds at learning rate 0.25, or 25 at 0.4 (the
+    router is most of the cost of ``predict``).
 
 Run::
 
     python benchmarks/bench_nightly.py                    # production, default only
-    python benchmarks/bench_nightly.py --preset small --configs default,unoptimised,iter10
+    python benchmarks/bench_nightly.py --preset small \
+        --configs default,unoptimised,iter10,window_all,serial,router_50k,router_50r
 """
 
 from __future__ import annotations
@@ -64,6 +68,12 @@ CONFIGS = {
     "router_all": ({"ROUTER_MAX_ROWS": None}, {}),
     "router_100k": ({"ROUTER_MAX_ROWS": 100_000}, {}),
     "router_50k": ({"ROUTER_MAX_ROWS": 50_000}, {}),
+    "router_50r": ({}, {"classifier": lgb.LGBMClassifier(
+        n_estimators=50, learning_rate=0.25, num_leaves=31, min_child_samples=20, subsample=0.5,
+        subsample_freq=1, verbose=-1)}),
+    "router_25r": ({}, {"classifier": lgb.LGBMClassifier(
+        n_estimators=25, learning_rate=0.4, num_leaves=31, min_child_samples=20, subsample=0.5,
+        subsample_freq=1, verbose=-1)}),
 }
 
 
