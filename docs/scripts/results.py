@@ -35,6 +35,7 @@ def main() -> None:
     args = parser.parse_args()
 
     started = time.perf_counter()
+    commit = _commit()  # the code the run starts from, not where HEAD is when it ends
     fleet = simulate(args.preset, days=args.window_days + args.nights, seed=args.seed)
     models = default_models(random_state=args.seed)
     result = nightly(fleet.attempts, fleet.hardware, models=models, window_days=args.window_days,
@@ -50,7 +51,7 @@ def main() -> None:
     meta = {"preset": args.preset, "nights": args.nights, "seed": args.seed,
             "attempts": len(fleet.attempts), "seconds": round(elapsed),
             "machine": f"{platform.machine()}, {os.cpu_count()} cores", "leapml": leapml.__version__,
-            "commit": _commit()}
+            "commit": commit}
     Path(args.out, "run.json").write_text(json.dumps(meta, indent=2))
     print(format_table(result.published_comparison(), percent=("ours", "published")))
     print()

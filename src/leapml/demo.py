@@ -23,7 +23,7 @@ def run_demo(
     window_days: int = 30,
     seed: int = 0,
     n_estimators: int | None = None,
-    held_out_groups: int = 2,
+    held_out_groups: int = 1,
     n_jobs: int = 1,
     progress: bool = True,
     echo=print,
@@ -44,7 +44,7 @@ def run_demo(
         Seed of the fleet and of every model.
     n_estimators : int, optional
         Trees per LightGBM model; fewer make a faster, rougher demo.
-    held_out_groups : int, default=2
+    held_out_groups : int, default=1
         Hardware types and model families to hold out (0 skips the experiment).
     n_jobs : int, default=1
         Nights run in parallel.
