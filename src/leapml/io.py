@@ -61,6 +61,14 @@ def write_table(frame: pd.DataFrame, path: str | os.PathLike) -> Path:
     -------
     Path
         The path written.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib, pandas as pd
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "t.parquet"
+    >>> frame = pd.DataFrame({"hardware_type": pd.Categorical(["H100", "MI300X"])})
+    >>> read_table(write_table(frame, path))["hardware_type"].dtype.name
+    'category'
     """
     path = Path(path)
     fmt = _format_of(path)
@@ -83,6 +91,14 @@ def read_table(path: str | os.PathLike) -> pd.DataFrame:
         If ``path`` is a directory.
     ValueError
         If the file cannot be parsed as the format its extension names.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "log.csv"
+    >>> _ = path.write_text("job_id,batch_size\\n7,32\\n")
+    >>> read_table(path)["batch_size"].tolist()
+    [32]
     """
     path = Path(path)
     if not path.exists():
@@ -121,7 +137,19 @@ _LIGHTGBM_CLASSES = ("LGBMRegressor", "LGBMClassifier")
 
 
 class ModelFileError(ValueError):
-    """A model file that cannot be read: not ours, another version, truncated or altered."""
+    """A model file that cannot be read: not ours, another version, truncated or altered.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "not-a-model.leap"
+    >>> _ = path.write_bytes(b"hello")
+    >>> try:
+    ...     load(path)
+    ... except ModelFileError:
+    ...     print("refused")
+    refused
+    """
 
 
 def _sha256(data: bytes) -> str:

@@ -121,6 +121,18 @@ def predict_candidates(
     DataFrame
         One row per (job, hardware type) with ``trainer_count`` and
         ``predicted_throughput``, ready for :func:`~leapml.rank_candidates`.
+
+    Examples
+    --------
+    >>> from leapml.fleet import simulate
+    >>> from leapml import LeapRegressor
+    >>> fleet = simulate("tiny", days=4, seed=1)
+    >>> model = fit_window(fleet.attempts, fleet.hardware, window_days=3,
+    ...                    model=LeapRegressor(n_estimators=5, random_state=0))
+    >>> out = predict_candidates(model, fleet.jobs.head(2), fleet.hardware,
+    ...                          history=fleet.attempts, hardware_types=["H100-80GB-SXM5", "MI300X-192GB"])
+    >>> out[["job_id", "hardware_type"]].shape
+    (4, 2)
     """
     if isinstance(jobs, pd.DataFrame) and len(jobs) == 0:
         raise ValueError("jobs is empty: give at least one submission to score")
@@ -159,6 +171,17 @@ def place(
     -------
     DataFrame
         The ranked candidates, best first within each job.
+
+    Examples
+    --------
+    >>> from leapml.fleet import simulate
+    >>> from leapml import LeapRegressor
+    >>> fleet = simulate("tiny", days=4, seed=1)
+    >>> model = fit_window(fleet.attempts, fleet.hardware, window_days=3,
+    ...                    model=LeapRegressor(n_estimators=5, random_state=0))
+    >>> ranked = place(model, fleet.jobs.head(1), fleet.hardware, history=fleet.attempts, top_k=3)
+    >>> ranked["rank"].tolist()
+    [1, 2, 3]
     """
     predictions = predict_candidates(
         model, jobs, hardware, history=history, at=at, hardware_types=hardware_types

@@ -41,6 +41,13 @@ def plot_predicted_vs_measured(predictions: pd.DataFrame, *, model: str = "leap"
     model : str
         Which model's predictions to draw.
     ax : matplotlib Axes, optional
+
+    Examples
+    --------
+    >>> import matplotlib; matplotlib.use("Agg")
+    >>> frame = pd.DataFrame({"throughput": [1.0, 10.0, 100.0], "predicted_leap": [1.1, 9.0, 130.0]})
+    >>> plot_predicted_vs_measured(frame).get_xscale()
+    'log'
     """
     column = f"predicted_{model}"
     if column not in predictions:
@@ -60,7 +67,16 @@ def plot_predicted_vs_measured(predictions: pd.DataFrame, *, model: str = "leap"
 
 
 def plot_accuracy_by_night(scores: pd.DataFrame, *, metric: str = "within_20", slice: str = "all", ax=None):
-    """Accuracy of every model, night by night."""
+    """Accuracy of every model, night by night.
+
+    Examples
+    --------
+    >>> import matplotlib; matplotlib.use("Agg")
+    >>> scores = pd.DataFrame({"night": pd.to_datetime(["2026-02-01", "2026-02-02"]),
+    ...                        "model": "leap", "slice": "all", "within_20": [0.76, 0.78]})
+    >>> len(plot_accuracy_by_night(scores).get_lines())
+    1
+    """
     ax = _axes(ax)
     frame = scores[scores["slice"] == slice]
     # nights are whole days: label them by date, one tick each
@@ -77,7 +93,16 @@ def plot_accuracy_by_night(scores: pd.DataFrame, *, metric: str = "within_20", s
 
 
 def plot_accuracy_by_decile(scores: pd.DataFrame, *, metric: str = "within_20", ax=None):
-    """Accuracy per decile of measured throughput (1 = slowest jobs), median over nights."""
+    """Accuracy per decile of measured throughput (1 = slowest jobs), median over nights.
+
+    Examples
+    --------
+    >>> import matplotlib; matplotlib.use("Agg")
+    >>> scores = pd.DataFrame({"slice": [f"decile_{d:02d}" for d in range(1, 11)],
+    ...                        "model": "leap", "within_20": 0.7})
+    >>> len(plot_accuracy_by_decile(scores).patches)
+    10
+    """
     ax = _axes(ax)
     frame = scores[scores["slice"].str.startswith("decile_")]
     table = frame.groupby(["slice", "model"], observed=True)[metric].median().unstack("model")
@@ -92,7 +117,16 @@ def plot_accuracy_by_decile(scores: pd.DataFrame, *, metric: str = "within_20", 
 
 
 def plot_regret(regret: pd.DataFrame, *, ax=None):
-    """Distribution of placement regret per policy (box plot, 0 = best pick)."""
+    """Distribution of placement regret per policy (box plot, 0 = best pick).
+
+    Examples
+    --------
+    >>> import matplotlib; matplotlib.use("Agg")
+    >>> regret = pd.DataFrame({"policy": ["leap", "leap", "cheapest_feasible"],
+    ...                        "regret": [0.0, 0.1, 0.3]})
+    >>> [t.get_text() for t in plot_regret(regret).get_yticklabels()]
+    ['leap', 'cheapest_feasible']
+    """
     ax = _axes(ax)
     order = regret.groupby("policy", observed=True)["regret"].mean().sort_values().index.tolist()
     data = [100 * regret.loc[regret["policy"] == p, "regret"].to_numpy() for p in order]

@@ -62,6 +62,18 @@ def write_report(
     -------
     Path
         The path of ``report.md``.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from leapml.fleet import simulate
+    >>> from leapml.backtest import default_models, nightly
+    >>> fleet = simulate("tiny", days=5, seed=0)
+    >>> result = nightly(fleet.attempts, fleet.hardware, window_days=4, nights=1,
+    ...                  models=default_models(n_estimators=5), progress=False)
+    >>> path = write_report(result, tempfile.mkdtemp(), plots=False)
+    >>> path.read_text().splitlines()[0]
+    '# leapml backtest'
     """
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)

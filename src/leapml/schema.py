@@ -123,6 +123,12 @@ class SchemaError(ValueError):
     """An attempt log or hardware catalog does not follow the schema.
 
     ``problems`` lists every problem found, one string each.
+
+    Examples
+    --------
+    >>> err = SchemaError("the log", ["missing column(s): ['job_id']"])
+    >>> err.problems
+    ["missing column(s): ['job_id']"]
     """
 
     def __init__(self, what: str, problems: list[str]):
@@ -325,6 +331,13 @@ def coerce_attempts(attempts: pd.DataFrame) -> pd.DataFrame:
     ``seq_len`` a nullable integer. Use it on logs read from CSV, then
     :func:`validate_attempts`. Values that cannot be converted are left as
     they are, so that validation names them.
+
+    Examples
+    --------
+    >>> log = pd.DataFrame({"submit_time": ["2026-01-01 10:00"], "seq_len": [2048.0],
+    ...                     "precision": ["bf16"]})
+    >>> coerce_attempts(log).dtypes.astype(str).tolist()
+    ['datetime64[us]', 'Int64', 'category']
     """
     out = attempts.copy()
     if "submit_time" in out and not pd.api.types.is_datetime64_any_dtype(out["submit_time"]):
@@ -348,7 +361,16 @@ def coerce_attempts(attempts: pd.DataFrame) -> pd.DataFrame:
 
 
 def coerce_hardware(hardware: pd.DataFrame) -> pd.DataFrame:
-    """Return a copy of a user's hardware catalog with the schema's dtypes."""
+    """Return a copy of a user's hardware catalog with the schema's dtypes.
+
+    ``introduced`` becomes a timestamp; text columns stay text.
+
+    Examples
+    --------
+    >>> catalog = pd.DataFrame({"hardware_type": ["H100"], "introduced": ["2026-01-01"]})
+    >>> coerce_hardware(catalog)["introduced"].dt.year.tolist()
+    [2026]
+    """
     out = hardware.copy()
     if "introduced" in out and not pd.api.types.is_datetime64_any_dtype(out["introduced"]):
         converted = pd.to_datetime(out["introduced"], errors="coerce")
