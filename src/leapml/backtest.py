@@ -57,7 +57,9 @@ PUBLISHED = {
 _DAY = pd.Timedelta(days=1)
 
 
-def default_models(*, random_state: int = 0, n_estimators: int | None = None) -> dict:
+def default_models(
+    *, random_state: int = 0, n_estimators: int | None = None, n_jobs: int | None = None
+) -> dict:
     """The models :func:`nightly` compares unless told otherwise.
 
     ``leap`` (:class:`~leapml.LeapRegressor`), ``single_lightgbm`` (one LightGBM
@@ -72,6 +74,9 @@ def default_models(*, random_state: int = 0, n_estimators: int | None = None) ->
         Seed of every model that draws random numbers.
     n_estimators : int, optional
         Trees per LightGBM model, to make quick runs (tests, demos) cheaper.
+    n_jobs : int, optional
+        Threads each LightGBM model fits and predicts with (-1: every core;
+        None: one). Leave it None when nights run in parallel.
 
     Examples
     --------
@@ -81,8 +86,8 @@ def default_models(*, random_state: int = 0, n_estimators: int | None = None) ->
     from .baselines import LastMeasuredRegressor, LookupTableRegressor, single_model_reference
     from .regressor import LeapRegressor
 
-    leap = LeapRegressor(random_state=random_state)
-    single = single_model_reference(random_state=random_state)
+    leap = LeapRegressor(random_state=random_state, n_jobs=n_jobs)
+    single = single_model_reference(random_state=random_state, n_jobs=1 if n_jobs is None else n_jobs)
     if n_estimators is not None:
         leap.set_params(n_estimators=n_estimators)
         single.set_params(regressor__n_estimators=n_estimators)
@@ -114,6 +119,16 @@ class BacktestResult:
         one and the regret; None when no oracle was given.
     fit_seconds : DataFrame
         Seconds each model took to fit, per night.
+
+    Examples
+    --------
+    >>> from leapml.fleet import simulate
+    >>> fleet = simulate("tiny", days=5, seed=0)
+    >>> result = nightly(fleet.attempts, fleet.hardware, window_days=4, nights=1,
+    ...                  models=default_models(n_estimators=5), progress=False)
+    >>> summary = result.summary()
+    >>> bool(summary.loc["ceiling", "median"] > summary.loc["lookup_table", "median"])
+    True
     """
 
     scores: pd.DataFrame
@@ -532,6 +547,17 @@ def held_out(
     DataFrame
         One row per group: ``n_attempts``, ``in_distribution`` and
         ``held_out`` accuracy within +-20%, and ``drop_points``.
+
+    Examples
+    --------
+    >>> from leapml.fleet import simulate
+    >>> from leapml import LeapRegressor
+    >>> fleet = simulate("tiny", days=5, seed=0)
+    >>> table = held_out(fleet.attempts, fleet.hardware, by="hardware_type", n_groups=1,
+    ...                  model=LeapRegressor(n_estimators=5, random_state=0),
+    ...                  window_days=4, progress=False)
+    >>> list(table.columns)
+    ['hardware_type', 'n_attempts', 'in_distribution', 'held_out', 'drop_points']
     """
     if by not in ("hardware_type", "model_family"):
         raise ValueError(f"by must be 'hardware_type' or 'model_family', got {by!r}")

@@ -78,7 +78,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--n-estimators", type=int, default=None, help="trees per LightGBM model")
     p.add_argument("--held-out", type=int, default=1, help="groups of each kind to hold out (0 skips)")
-    p.add_argument("--n-jobs", type=int, default=1, help="nights in parallel")
+    p.add_argument("--n-jobs", type=int, default=-1, help="threads per model (-1: every core)")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.set_defaults(run=_demo)
 
