@@ -204,6 +204,14 @@ def test_unseen_categories_predict_as_missing(log, hardware, fitted, jobs):
     assert np.all(np.isfinite(predicted) & (predicted > 0))
 
 
+def test_text_in_a_numeric_feature_is_named(log, hardware, fitted, jobs):
+    rows = candidate_rows(jobs, ["A100-80GB-SXM4"], at=log["submit_time"].max())
+    X = build_features(rows, hardware, history=log)
+    bad = X.assign(batch_size=["thirty-two"] * len(X))
+    with pytest.raises(ValueError, match=r"column 'batch_size' was numeric in fit"):
+        fitted.predict(bad)
+
+
 @pytest.mark.parametrize(
     ("change", "match"),
     [

@@ -206,7 +206,15 @@ class LeapRegressor(RegressorMixin, BaseEstimator):
             for j in range(X.shape[1]):
                 col = X.iloc[:, j]
                 if categories[j] is None:
-                    out[:, j] = pd.to_numeric(col, errors="raise").to_numpy(np.float64, na_value=np.nan)
+                    try:
+                        numeric = pd.to_numeric(col, errors="raise")
+                    except (TypeError, ValueError) as err:
+                        # name the column: pandas' own message only gives a position
+                        raise ValueError(
+                            f"column {X.columns[j]!r} was numeric in fit but holds values "
+                            f"that are not numbers: {err}"
+                        ) from err
+                    out[:, j] = numeric.to_numpy(np.float64, na_value=np.nan)
                 else:
                     out[:, j] = _encode_column(col, categories[j])
             return out
