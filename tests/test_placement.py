@@ -75,3 +75,17 @@ def test_place_top_k_keeps_the_best(tiny_fleet, model):
     assert (top.groupby("job_id").size() == 2).all()
     best = full[full["rank"] <= 2].reset_index(drop=True)
     pd.testing.assert_frame_equal(top.reset_index(drop=True), best)
+
+
+def test_candidates_read_the_same_features_from_their_families_alone(tiny_fleet, model):
+    from leapml.features import build_features, candidate_rows
+
+    jobs = tiny_fleet.jobs.head(4)
+    at = tiny_fleet.attempts["submit_time"].max()
+    types = tiny_fleet.hardware["hardware_type"].astype(str).tolist()[:6]
+    out = predict_candidates(model, jobs, tiny_fleet.hardware, history=tiny_fleet.attempts,
+                             at=at, hardware_types=types)
+    rows = candidate_rows(jobs, types, at=at)
+    full = build_features(rows, tiny_fleet.hardware, history=tiny_fleet.attempts)
+    np.testing.assert_array_equal(out["predicted_throughput"].to_numpy(), model.predict(full))
+    assert tiny_fleet.attempts["model_family"].nunique() > jobs["model_family"].nunique()

@@ -145,11 +145,26 @@ def predict_candidates(
         latest = pd.Series(at).max() if not np.isscalar(at) else pd.Timestamp(at)
         hardware_types = hardware.loc[hardware["introduced"] <= latest, "hardware_type"].astype(str).tolist()
     candidates = candidate_rows(jobs, list(hardware_types), at=at)
-    X = build_features(candidates, hardware, history=history)
+    X = build_features(candidates, hardware, history=_same_families(history, candidates))
     out = candidates[["job_id", "hardware_type", "trainer_count"]].copy()
     out["hardware_type"] = out["hardware_type"].astype(str)
     out["predicted_throughput"] = np.asarray(model.predict(X), dtype=float)
     return out.reset_index(drop=True)
+
+
+def _same_families(history: pd.DataFrame, candidates: pd.DataFrame) -> pd.DataFrame:
+    """The history rows of the candidates' model families.
+
+    Every history feature is keyed on the job, its model type or its model
+    family, all inside one family, so the other families' rows cannot change
+    a feature; dropping them first spares re-reading the whole log at every
+    submission.
+    """
+    if "model_family" not in history or "model_family" not in candidates:
+        return history  # let build_features name the missing column
+    families = pd.unique(candidates["model_family"].astype(object))
+    keep = history["model_family"].astype(object).isin(families).to_numpy()
+    return history if keep.all() else history[keep]
 
 
 def place(
