@@ -26,6 +26,7 @@ from tqdm.auto import tqdm
 
 from .features import build_features, candidate_rows
 from .metrics import coverage, median_absolute_percentage_error, within_tolerance
+from .placement import same_families
 from .ranking import rank_candidates
 from .schema import validate_attempts, validate_hardware
 
@@ -431,7 +432,7 @@ def _night_regret(ctx: _Context, night, scored: pd.DataFrame, fitted: dict, seed
     truth["hardware_type"] = truth["hardware_type"].astype(str)
 
     candidates = candidate_rows(jobs, available, at=jobs["submit_time"])
-    X = build_features(candidates, hardware, history=ctx.attempts)
+    X = build_features(candidates, hardware, history=same_families(ctx.attempts, candidates))
     base = candidates[["job_id", "hardware_type", "trainer_count"]].copy()
     base["hardware_type"] = base["hardware_type"].astype(str)
     base = base.merge(truth, on=["job_id", "hardware_type"], how="left", validate="one_to_one")

@@ -14,7 +14,7 @@ from .features import build_features, candidate_rows
 from .ranking import rank_candidates
 from .schema import validate_attempts, validate_hardware
 
-__all__ = ["fit_window", "place", "predict_candidates"]
+__all__ = ["fit_window", "place", "predict_candidates", "same_families"]
 
 
 def fit_window(
@@ -145,20 +145,27 @@ def predict_candidates(
         latest = pd.Series(at).max() if not np.isscalar(at) else pd.Timestamp(at)
         hardware_types = hardware.loc[hardware["introduced"] <= latest, "hardware_type"].astype(str).tolist()
     candidates = candidate_rows(jobs, list(hardware_types), at=at)
-    X = build_features(candidates, hardware, history=_same_families(history, candidates))
+    X = build_features(candidates, hardware, history=same_families(history, candidates))
     out = candidates[["job_id", "hardware_type", "trainer_count"]].copy()
     out["hardware_type"] = out["hardware_type"].astype(str)
     out["predicted_throughput"] = np.asarray(model.predict(X), dtype=float)
     return out.reset_index(drop=True)
 
 
-def _same_families(history: pd.DataFrame, candidates: pd.DataFrame) -> pd.DataFrame:
+def same_families(history: pd.DataFrame, candidates: pd.DataFrame) -> pd.DataFrame:
     """The history rows of the candidates' model families.
 
     Every history feature is keyed on the job, its model type or its model
     family, all inside one family, so the other families' rows cannot change
     a feature; dropping them first spares re-reading the whole log at every
     submission.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> history = pd.DataFrame({"model_family": ["llm-pretrain", "vit", "vit"]})
+    >>> len(same_families(history, pd.DataFrame({"model_family": ["vit"]})))
+    2
     """
     if "model_family" not in history or "model_family" not in candidates:
         return history  # let build_features name the missing column
