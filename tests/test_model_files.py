@@ -1,5 +1,6 @@
 """Safe model files: bit-identical round trips, refusals, and pickle/joblib."""
 
+import hashlib
 import io
 import json
 import pickle
@@ -50,6 +51,28 @@ def test_round_trip_with_user_lightgbm_models_and_numpy(tmp_path):
     loaded = load(save(model, tmp_path / "m.leap"))
     np.testing.assert_array_equal(loaded.predict(X), model.predict(X))
     assert loaded.get_params()["regressor"].get_params()["n_estimators"] == 7
+
+
+def test_round_trip_of_an_ordinal_router_and_older_files_without_one(tmp_path, data):
+    X, y = data
+    model = LeapRegressor(n_bins=5, n_estimators=10, router="ordinal", random_state=0).fit(X, y)
+    path = model.save(tmp_path / "ordinal.leap")
+    loaded = load(path)
+    assert loaded.get_params()["router"] == "ordinal"
+    np.testing.assert_array_equal(loaded.predict(X), model.predict(X))
+    np.testing.assert_array_equal(loaded.predict_bin_proba(X), model.predict_bin_proba(X))
+
+    def drop_router(members):
+        # a file written before the router parameter existed
+        metadata = json.loads(members["metadata.json"])
+        del metadata["params"]["router"]
+        members["metadata.json"] = json.dumps(metadata).encode()
+        manifest = json.loads(members["manifest.json"])
+        manifest["members"]["metadata.json"] = hashlib.sha256(members["metadata.json"]).hexdigest()
+        members["manifest.json"] = json.dumps(manifest).encode()
+
+    old = load(_rewrite(model.save(tmp_path / "m.leap"), tmp_path / "old.leap", drop_router))
+    assert old.get_params()["router"] == "multiclass"
 
 
 def test_round_trip_of_constant_experts(tmp_path):

@@ -220,3 +220,81 @@ def test_lean_predict_path_leaves_unusual_input_to_the_full_validation(synthetic
         model.predict(with_inf)
     with pytest.raises(ValueError, match="feature names"):
         model.predict(frame[frame.columns[::-1]])
+
+
+# -- the ordinal router ---------------------------------------------------------
+
+
+def ordinal(**params):
+    defaults = {"n_bins": 5, "max_iter": 3, "random_state": 0, "n_estimators": 10,
+                "router": "ordinal",
+                "regressor": LGBMRegressor(n_estimators=10, min_child_samples=5, verbose=-1)}
+    defaults.update(params)
+    return LeapRegressor(**defaults)
+
+
+def test_ordinal_router_sends_each_row_to_the_nearest_bins_expert(synthetic):
+    from leapml._cascade import nearest_bin, router_scores
+
+    X, y = synthetic
+    model = ordinal().fit(X, y)
+    assert model.classifier_.num_model_per_iteration() == 1  # one tree per round, not per bin
+    Xe = model._validate_X(X, reset=False)
+    scores = router_scores(model.classifier_, Xe)
+    chosen = model.predict_bin(X)
+    np.testing.assert_array_equal(chosen, nearest_bin(scores, model.n_bins_))
+    # the score lands within half a bin of the chosen index, except beyond the ends
+    inside = (scores >= 0) & (scores <= model.n_bins_ - 1)
+    assert np.all(np.abs(scores[inside] - chosen[inside]) <= 0.5)
+    logs = np.column_stack([e.predict(Xe) for e in model.regressors_])
+    np.testing.assert_allclose(model.predict(X), np.exp(logs[np.arange(len(y)), chosen]))
+
+
+def test_ordinal_probabilities_split_between_two_neighbouring_bins(synthetic):
+    X, y = synthetic
+    model = ordinal().fit(X, y)
+    proba = model.predict_bin_proba(X)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    assert np.all(proba >= 0)
+    nonzero = proba > 0
+    assert nonzero.sum(axis=1).max() <= 2
+    lo = proba.argmax(axis=1)
+    two = nonzero.sum(axis=1) == 2
+    cols = [np.flatnonzero(row) for row in nonzero[two]]
+    assert all(c[1] - c[0] == 1 for c in cols)
+    assert 0 < two.mean()  # scores are rarely whole numbers
+    # soft blends the two neighbours by those weights
+    Xe = model._validate_X(X, reset=False)
+    logs = np.column_stack([e.predict(Xe) for e in model.regressors_])
+    soft = model.set_params(combine="soft").predict(X)
+    np.testing.assert_allclose(soft, np.exp((proba * logs).sum(axis=1)), rtol=1e-12)
+    assert lo.min() >= 0
+
+
+def test_ordinal_routing_learns_the_bins_about_as_well_as_multiclass():
+    X, y = make_throughput_regression(2000, random_state=7)
+    X_test, y_test = make_throughput_regression(1000, random_state=8)
+    common = {"n_bins": 5, "random_state": 0, "n_estimators": 30}
+    hits = {}
+    for router in ("multiclass", "ordinal"):
+        model = LeapRegressor(router=router, **common).fit(X, y)
+        hits[router] = np.mean(np.abs(model.predict(X_test) / y_test - 1) <= 0.2)
+    # a router that placed rows at random would lose most of them
+    assert hits["ordinal"] > 0.8 * hits["multiclass"] > 0
+
+
+def test_ordinal_router_refuses_a_classifier():
+    X, y = make_throughput_regression(100, random_state=0)
+    with pytest.raises(ValueError, match="router='multiclass'"):
+        ordinal(classifier=LGBMClassifier(n_estimators=3, verbose=-1)).fit(X, y)
+    with pytest.raises(ValueError, match="router"):
+        LeapRegressor(router="tree").fit(X, y)
+
+
+def test_ordinal_router_with_one_bin_and_user_regressors():
+    X = np.arange(8, dtype=float).reshape(-1, 1)
+    model = ordinal().fit(X, np.full(8, 5.0))
+    np.testing.assert_allclose(model.predict(X), 5.0)
+    X, y = make_throughput_regression(300, random_state=2, as_frame=False)
+    tree = ordinal(regressor=DecisionTreeRegressor(max_depth=4, random_state=0)).fit(X, y)
+    assert np.all(tree.predict(X) > 0)

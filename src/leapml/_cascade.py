@@ -33,12 +33,15 @@ __all__ = [
     "CascadeResult",
     "ConstantModel",
     "default_classifier",
+    "default_ordinal_router",
     "default_regressor",
     "fit_cascade",
     "fit_router",
     "lightgbm_params",
+    "nearest_bin",
     "predict_expert",
     "predict_router",
+    "router_scores",
 ]
 
 #: Bins with fewer rows than this get a constant model instead of a fitted one.
@@ -96,6 +99,22 @@ def default_classifier():
     return lgb.LGBMClassifier(n_estimators=100, learning_rate=0.15, num_leaves=31,
                               min_child_samples=20, subsample=0.5, subsample_freq=1,
                               verbose=-1)
+
+
+def default_ordinal_router():
+    """The router of ``router="ordinal"``: a LightGBM least-squares regressor of the bin index.
+
+    The bins are ordered (they cut log throughput), so one regressor of the
+    bin's index places a row as well as a multiclass model of one tree per
+    bin and round, at a thirteenth of the trees (``benchmarks/README.md``).
+
+    Examples
+    --------
+    >>> default_ordinal_router().get_params()["objective"]
+    'l2'
+    """
+    return lgb.LGBMRegressor(objective="l2", n_estimators=100, learning_rate=0.1,
+                             num_leaves=31, min_child_samples=20, verbose=-1)
 
 
 @dataclass
@@ -375,10 +394,16 @@ def fit_cascade(X, log_y, initial_bins, n_bins, *, regressor, sample_weight=None
 
 
 def fit_router(X, labels, n_bins, *, classifier, sample_weight=None, categorical=(),
-               dataset=None, seed=0, num_threads=1):
-    """Fit the classifier that predicts each row's bin from its features.
+               dataset=None, seed=0, num_threads=1, ordinal=False):
+    """Fit the model that predicts each row's bin from its features.
 
-    Returns a :class:`lightgbm.Booster` (LightGBM classifiers), a fitted clone
+    With ``ordinal=False`` the router is ``classifier``, a multiclass model
+    of the bins. With ``ordinal=True`` it is ``classifier`` fitted as a
+    regressor of the bin index (see :func:`default_ordinal_router`), and
+    :func:`predict_router` turns its score into probabilities of the two
+    nearest bins.
+
+    Returns a :class:`lightgbm.Booster` (LightGBM models), a fitted clone
     of ``classifier``, or a :class:`ConstantModel` when a single bin holds
     every row (there is nothing to classify).
 
@@ -397,14 +422,18 @@ def fit_router(X, labels, n_bins, *, classifier, sample_weight=None, categorical
         return ConstantModel(float(present[0]))
     if _is_lightgbm(classifier):
         params = lightgbm_params(classifier, seed=seed, num_threads=num_threads)
-        params.update(objective="multiclass", num_class=int(n_bins))
+        if ordinal:
+            # one tree per round: cheap enough to train on every row
+            sample = None
+        else:
+            params.update(objective="multiclass", num_class=int(n_bins))
+            sample = _stratified_sample(labels, ROUTER_MAX_ROWS, seed)
         if len(labels) < _SMALL_FIT:
             params["num_threads"] = 1
         params.pop("num_class_", None)
         reuse = dataset is not None and all(
             params.get(key) == dataset.params.get(key) for key in _DATASET_KEYS
         )
-        sample = _stratified_sample(labels, ROUTER_MAX_ROWS, seed)
         if reuse:
             dataset.set_label(labels.astype(np.float64))
             # a subset of the binned Dataset copies its labels and weights
@@ -423,10 +452,11 @@ def fit_router(X, labels, n_bins, *, classifier, sample_weight=None, categorical
     model = clone(classifier)
     if "random_state" in model.get_params() and model.get_params()["random_state"] is None:
         model.set_params(random_state=seed)
+    target = labels.astype(np.float64) if ordinal else labels
     if sample_weight is None:
-        model.fit(X, labels)
+        model.fit(X, target)
     else:
-        model.fit(X, labels, sample_weight=sample_weight)
+        model.fit(X, target, sample_weight=sample_weight)
     return model
 
 
@@ -449,26 +479,74 @@ def _stratified_sample(labels, max_rows, seed):
     return np.sort(np.concatenate(picked))
 
 
-def predict_router(router, X, n_bins, *, num_threads=1):
+def predict_router(router, X, n_bins, *, num_threads=1, ordinal=False):
     """Bin probabilities, shape ``(n_samples, n_bins)``, from a fitted router.
+
+    An ordinal router's score ``s`` (clipped to ``[0, n_bins - 1]``) puts
+    weight ``1 - (s - floor(s))`` on bin ``floor(s)`` and the rest on the
+    next bin, so the most probable bin is the nearest one.
 
     Examples
     --------
     >>> predict_router(ConstantModel(1.0), np.zeros((2, 1)), 3)
     array([[0., 1., 0.],
            [0., 1., 0.]])
+    >>> predict_router(ConstantModel(1.25), np.zeros((1, 1)), 3, ordinal=True)
+    array([[0.  , 0.75, 0.25]])
     """
     n = len(X)
-    if isinstance(router, ConstantModel):
+    if isinstance(router, ConstantModel) and not ordinal:
         proba = np.zeros((n, n_bins))
         proba[:, int(router.value)] = 1.0
         return proba
     if n == 0:
         return np.zeros((0, n_bins))
+    if ordinal:
+        return _ordinal_proba(router_scores(router, X, num_threads=num_threads), n_bins)
     if isinstance(router, lgb.Booster):
         threads = 1 if n < _SMALL_BATCH else num_threads
         return np.asarray(router.predict(X, num_threads=threads)).reshape(n, n_bins)
     raw = np.asarray(router.predict_proba(X), dtype=np.float64)
     proba = np.zeros((n, n_bins))
     proba[:, np.asarray(router.classes_, dtype=np.intp)] = raw
+    return proba
+
+
+def router_scores(router, X, *, num_threads=1):
+    """An ordinal router's raw scores (a real-valued bin index), shape ``(n_samples,)``.
+
+    Examples
+    --------
+    >>> router_scores(ConstantModel(2.0), np.zeros((2, 1)))
+    array([2., 2.])
+    """
+    if isinstance(router, lgb.Booster):
+        threads = 1 if len(X) < _SMALL_BATCH else num_threads
+        return router.predict(X, num_threads=threads)
+    return np.asarray(router.predict(X), dtype=np.float64).ravel()
+
+
+def nearest_bin(scores, n_bins):
+    """The bin an ordinal router's scores place each row in: the nearest index.
+
+    Halves go down, matching ``argmax`` of :func:`predict_router`.
+
+    Examples
+    --------
+    >>> nearest_bin(np.array([-3.0, 0.5, 0.51, 2.2, 9.0]), 3)
+    array([0, 0, 1, 2, 2])
+    """
+    return np.ceil(np.clip(scores, 0, n_bins - 1) - 0.5).astype(np.intp)
+
+
+def _ordinal_proba(scores, n_bins):
+    scores = np.clip(np.asarray(scores, dtype=np.float64), 0, n_bins - 1)
+    low = np.minimum(np.floor(scores).astype(np.intp), n_bins - 1)
+    high = np.minimum(low + 1, n_bins - 1)
+    upper = scores - low
+    rows = np.arange(len(scores))
+    proba = np.zeros((len(scores), n_bins))
+    proba[rows, low] = 1.0 - upper
+    # at the last bin low == high and the two weights add up to one there
+    proba[rows, high] += upper
     return proba

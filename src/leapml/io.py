@@ -290,6 +290,7 @@ def save(model, path: str | os.PathLike) -> Path:
             "random_state": None if random_state is None else int(random_state),
             "regressor": _estimator_spec(params["regressor"], "regressor"),
             "classifier": _estimator_spec(params["classifier"], "classifier"),
+            "router": str(params["router"]),
         },
         "fitted": {
             "bin_edges_": [float(v) for v in model.bin_edges_],

@@ -7,7 +7,8 @@ from numbers import Integral, Real
 import numpy as np
 import pandas as pd
 from joblib import effective_n_jobs
-from sklearn.base import BaseEstimator, RegressorMixin, _fit_context
+from lightgbm import LGBMRegressor
+from sklearn.base import BaseEstimator, RegressorMixin, _fit_context, clone
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import (
@@ -22,11 +23,14 @@ from sklearn.utils.validation import (
 from leapml._binning import assign_bins, equal_frequency_edges
 from leapml._cascade import (
     default_classifier,
+    default_ordinal_router,
     default_regressor,
     fit_cascade,
     fit_router,
+    nearest_bin,
     predict_expert,
     predict_router,
+    router_scores,
 )
 
 __all__ = ["LeapRegressor"]
@@ -64,11 +68,14 @@ class LeapRegressor(RegressorMixin, BaseEstimator):
     bin; every training row is then reassigned to the expert with the
     smallest absolute log error on it and the experts are refitted, until the
     share of rows that moved falls below ``tol`` or ``max_iter`` iterations
-    have run (hard EM). A multiclass classifier then learns to predict each
-    row's final bin from the features alone. ``predict`` uses the expert of the
-    most probable bin (``combine="hard"``) or blends all experts' log
-    predictions by the bin probabilities (``combine="soft"``). See
-    ``docs/method.md`` for the method and its edge cases.
+    have run (hard EM). A router then learns to predict each row's final bin
+    from the features alone: a multiclass classifier, as published
+    (``router="multiclass"``), or one regressor of the bin's index
+    (``router="ordinal"``, about as accurate and many times cheaper at
+    predict time). ``predict`` uses the expert of the most probable bin
+    (``combine="hard"``) or blends all experts' log predictions by the bin
+    probabilities (``combine="soft"``). See ``docs/method.md`` for the method
+    and its edge cases.
 
     Parameters
     ----------
@@ -99,7 +106,19 @@ class LeapRegressor(RegressorMixin, BaseEstimator):
     classifier : estimator, default=None
         The router, predicting the bin. ``None`` uses a LightGBM multiclass
         model (``n_estimators`` rounds, learning rate 0.15, half the rows per round). Any
-        estimator with ``fit`` and ``predict_proba`` works.
+        estimator with ``fit`` and ``predict_proba`` works. With
+        ``router="ordinal"`` it must be ``None``.
+    router : {"multiclass", "ordinal"}, default="multiclass"
+        How the bin is predicted. ``"multiclass"``: ``classifier``, one tree
+        per bin and round (1,300 trees for 13 bins and 100 rounds), as in the
+        published method. ``"ordinal"``: one regressor of the bin index,
+        fitted on every row: a copy of ``regressor`` (a LightGBM one switched
+        to least squares), or by default a LightGBM least-squares regressor
+        of ``n_estimators`` trees; a score ``s`` gives the bins ``floor(s)`` and
+        ``floor(s) + 1`` probabilities by its distance to each, so the most
+        probable bin is the nearest. On the simulated fleet it scored within
+        half a point of ``"multiclass"`` while predicting many times faster
+        and fitting faster (``benchmarks/README.md``).
     n_jobs : int, default=None
         Threads for LightGBM (``None`` means 1, ``-1`` all cores). Results do
         not depend on it.
@@ -117,8 +136,9 @@ class LeapRegressor(RegressorMixin, BaseEstimator):
         for LightGBM experts, fitted clones of ``regressor`` otherwise, or a
         constant model for a bin that held a single row.
     classifier_ : object
-        The fitted router (:class:`lightgbm.Booster` for LightGBM), or a
-        constant model when only one bin is used.
+        The fitted router (:class:`lightgbm.Booster` for LightGBM: a
+        multiclass model, or with ``router="ordinal"`` a regressor of the bin
+        index), or a constant model when only one bin is used.
     n_iter_ : int
         Number of fit-and-reassign iterations run.
     moved_ : ndarray of shape (n_iter_,)
@@ -160,12 +180,14 @@ class LeapRegressor(RegressorMixin, BaseEstimator):
         "n_estimators": [Interval(Integral, 1, None, closed="left")],
         "regressor": [HasMethods(["fit", "predict"]), None],
         "classifier": [HasMethods(["fit", "predict_proba"]), None],
+        "router": [StrOptions({"multiclass", "ordinal"})],
         "n_jobs": [Integral, None],
         "random_state": ["random_state"],
     }
 
     def __init__(self, *, n_bins=13, max_iter=3, tol=0.01, combine="hard", n_estimators=100,
-                 regressor=None, classifier=None, n_jobs=None, random_state=None):
+                 regressor=None, classifier=None, router="multiclass", n_jobs=None,
+                 random_state=None):
         self.n_bins = n_bins
         self.max_iter = max_iter
         self.tol = tol
@@ -173,6 +195,7 @@ class LeapRegressor(RegressorMixin, BaseEstimator):
         self.n_estimators = n_estimators
         self.regressor = regressor
         self.classifier = classifier
+        self.router = router
         self.n_jobs = n_jobs
         self.random_state = random_state
 
@@ -345,8 +368,16 @@ class LeapRegressor(RegressorMixin, BaseEstimator):
         regressor = self.regressor
         if regressor is None:
             regressor = default_regressor().set_params(n_estimators=self.n_estimators)
+        ordinal = self.router == "ordinal"
         classifier = self.classifier
-        if classifier is None:
+        if ordinal and classifier is not None:
+            raise ValueError(
+                "classifier is used only with router='multiclass'; router='ordinal' fits its "
+                "own LightGBM regressor of the bin index (set classifier=None)"
+            )
+        if ordinal:
+            classifier = _ordinal_router(self.regressor, self.n_estimators)
+        elif classifier is None:
             classifier = default_classifier().set_params(n_estimators=self.n_estimators)
         result = fit_cascade(
             X, log_y, assign_bins(log_y, edges), n_bins, regressor=regressor,
@@ -356,7 +387,7 @@ class LeapRegressor(RegressorMixin, BaseEstimator):
         self.classifier_ = fit_router(
             X, result.assignment, n_bins, classifier=classifier, sample_weight=sample_weight,
             categorical=categorical, dataset=result.dataset, seed=seed + 997,
-            num_threads=threads,
+            num_threads=threads, ordinal=ordinal,
         )
         self.bin_edges_ = edges
         self.n_bins_ = n_bins
@@ -369,7 +400,15 @@ class LeapRegressor(RegressorMixin, BaseEstimator):
         return self
 
     def _proba(self, X):
-        return predict_router(self.classifier_, X, self.n_bins_, num_threads=self._threads())
+        return predict_router(self.classifier_, X, self.n_bins_, num_threads=self._threads(),
+                              ordinal=self.router == "ordinal")
+
+    def _chosen_bin(self, X):
+        if self.router == "ordinal":
+            # the nearest bin, without building the probability matrix
+            scores = router_scores(self.classifier_, X, num_threads=self._threads())
+            return nearest_bin(scores, self.n_bins_)
+        return np.argmax(self._proba(X), axis=1)
 
     def predict_bin_proba(self, X):
         """Probability of each bin, shape ``(n_samples, n_bins_)``.
@@ -423,9 +462,9 @@ class LeapRegressor(RegressorMixin, BaseEstimator):
         """
         check_is_fitted(self)
         X = self._validate_X(X, reset=False)
-        proba = self._proba(X)
         threads = self._threads()
         if self.combine == "soft":
+            proba = self._proba(X)
             log_pred = np.zeros(len(X))
             for k, model in enumerate(self.regressors_):
                 weight = proba[:, k]
@@ -433,7 +472,7 @@ class LeapRegressor(RegressorMixin, BaseEstimator):
                     log_pred += weight * predict_expert(model, X, num_threads=threads)
         else:
             # each row goes only to the expert of its most probable bin
-            chosen = np.argmax(proba, axis=1)
+            chosen = self._chosen_bin(X)
             log_pred = np.empty(len(X))
             for k in np.unique(chosen):
                 rows = chosen == k
@@ -461,6 +500,17 @@ class LeapRegressor(RegressorMixin, BaseEstimator):
         from leapml.io import save
 
         return save(self, path)
+
+
+def _ordinal_router(regressor, n_estimators):
+    """The ordinal router: the expert's own kind of model, fitted to the bin index by least squares."""
+    if regressor is None:
+        return default_ordinal_router().set_params(n_estimators=n_estimators)
+    router = clone(regressor)
+    if isinstance(router, LGBMRegressor):
+        # a median of bin indices would round away the between-bin position
+        router.set_params(objective="l2")
+    return router
 
 
 def _lean_state(categories, names):
