@@ -24,6 +24,9 @@ Configurations (``--configs``, comma separated):
 ``router_50r``, ``router_25r``
     A cheaper router: 50 rounds at learning rate 0.25, or 25 at 0.4 (the
     router is most of the cost of ``predict``).
+``ordinal``
+    ``router="ordinal"``: one least-squares regressor of the bin index (100
+    trees) instead of the multiclass router's 1,300.
 
 Run::
 
@@ -74,6 +77,7 @@ CONFIGS = {
     "router_25r": ({}, {"classifier": lgb.LGBMClassifier(
         n_estimators=25, learning_rate=0.4, num_leaves=31, min_child_samples=20, subsample=0.5,
         subsample_freq=1, verbose=-1)}),
+    "ordinal": ({}, {"router": "ordinal"}),
 }
 
 
@@ -172,7 +176,7 @@ def main(argv=None) -> int:
     print(f"{'reference':12s} {reference_s:14.1f} {1.0:11.1f} {'':5s} {reference_accuracy:10.4f}"
           "   (one LightGBM L1 regressor, 100 trees, fit only)")
     RESULTS.mkdir(exist_ok=True)
-    out = RESULTS / f"nightly_{args.preset}.json"
+    out = RESULTS / f"nightly_{args.preset}_seed{args.seed}.json"
     out.write_text(json.dumps({
         "preset": args.preset, "seed": args.seed, "threads": args.threads, "machine": machine(),
         "train_rows": int(train.sum()), "test_rows": int(test.sum()), "runs": rows,

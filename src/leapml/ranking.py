@@ -25,10 +25,29 @@ def _fail_if_missing(frame, columns):
 
 
 def _float_column(frame, name):
+    column = frame[name]
+    if column.dtype.kind in "fiu":
+        # already numbers: skip to_numeric, which costs more than the rest on a few rows
+        return column.to_numpy(np.float64)
     try:
-        return pd.to_numeric(frame[name], errors="raise").to_numpy(np.float64, na_value=np.nan)
+        return pd.to_numeric(column, errors="raise").to_numpy(np.float64, na_value=np.nan)
     except (TypeError, ValueError) as err:
         raise ValueError(f"column {name!r} must be numeric: {err}") from err
+
+
+def _factorize(column):
+    """Codes of ``column`` (-1 for missing) and its values in order of first appearance."""
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        # reuse the categorical's codes instead of hashing its values again
+        codes = column.array.codes
+        used, first = np.unique(codes[codes >= 0], return_index=True)
+        used = used[np.argsort(first, kind="stable")]  # keep the order of first appearance
+        remap = np.full(len(column.cat.categories) + 1, -1, dtype=np.intp)
+        remap[used] = np.arange(len(used))
+        return remap[codes], column.cat.categories.to_numpy(dtype=object)[used].tolist()
+    codes, uniques = pd.factorize(column, sort=False)
+    # a plain list: element access on arrow-backed uniques costs microseconds each
+    return codes, np.asarray(uniques, dtype=object).tolist()
 
 
 def rank_candidates(predictions, *, cost, job_col="job_id", hardware_col="hardware_type",
@@ -119,9 +138,7 @@ def rank_candidates(predictions, *, cost, job_col="job_id", hardware_col="hardwa
             "row(s) are negative or infinite"
         )
 
-    hardware_codes, hardware_uniques = pd.factorize(hardware, sort=False)
-    # a plain list: element access on arrow-backed uniques costs microseconds each
-    hardware_names = np.asarray(hardware_uniques, dtype=object).tolist()
+    hardware_codes, hardware_names = _factorize(hardware)
     if cost_is_column:
         unit_cost = _float_column(predictions, cost)
         bad = ~(unit_cost > 0)
