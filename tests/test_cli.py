@@ -24,6 +24,17 @@ def model_file(fleet_dir, tmp_path_factory):
     return path
 
 
+def test_fit_can_choose_the_ordinal_router(fleet_dir, tmp_path):
+    from leapml.io import load
+
+    path = tmp_path / "ordinal.leap"
+    assert main(["fit", "--fleet", str(fleet_dir), "--out", str(path), "--window-days", "5",
+                 "--n-estimators", "10", "--router", "ordinal"]) == 0
+    model = load(path)
+    assert model.router == "ordinal"
+    assert model.classifier_.num_model_per_iteration() == 1
+
+
 def test_simulate_writes_a_fleet_that_loads_back(fleet_dir):
     from leapml.fleet import load_fleet, simulate
 

@@ -97,6 +97,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--out", required=True, help="model file to write")
     p.add_argument("--window-days", type=int, default=30)
     p.add_argument("--n-estimators", type=int, default=None)
+    p.add_argument("--router", choices=("multiclass", "ordinal"), default="multiclass",
+                   help="bin router: the published multiclass one or the faster ordinal one "
+                        "(default: %(default)s)")
     p.add_argument("--seed", type=int, default=0)
     p.set_defaults(run=_fit)
 
@@ -205,7 +208,7 @@ def _fit(args) -> int:
     from .regressor import LeapRegressor
 
     attempts, hardware, _ = _load_log(args)
-    model = LeapRegressor(random_state=args.seed)
+    model = LeapRegressor(random_state=args.seed, router=args.router)
     if args.n_estimators is not None:
         model.set_params(n_estimators=args.n_estimators)
     fitted = fit_window(attempts, hardware, window_days=args.window_days, model=model)
