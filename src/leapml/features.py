@@ -25,15 +25,23 @@ evaluation (``expected_throughput``) and hidden columns (names starting with
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import lru_cache
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
+
+try:
+    from pandas.api.internals import create_dataframe_from_blocks as _from_blocks
+except ImportError:  # pandas < 3: the plain constructor
+    _from_blocks = None
 
 from leapml.schema import LAUNCH_COLUMNS, PRECISIONS, TRUTH_COLUMNS, SchemaError, validate_hardware
 
 __all__ = [
     "FEATURE_GROUPS",
     "HISTORY_COLUMNS",
+    "HistoryIndex",
     "PRECISION_FALLBACK",
     "QUERY_COLUMNS",
     "build_features",
@@ -161,9 +169,20 @@ def feature_names() -> list[str]:
     return [name for group in FEATURE_GROUPS.values() for name in group]
 
 
+
+_FEATURE_NAMES = tuple(feature_names())
+_FEATURE_INDEX = pd.Index(_FEATURE_NAMES)
+
+
 # ----------------------------------------------------------------------------
 # validation and conversion helpers
 # ----------------------------------------------------------------------------
+
+_PRECISION_CODES = {name: code for code, name in enumerate(PRECISIONS)}
+_PRECISION_DTYPE = pd.CategoricalDtype(list(PRECISIONS))
+_OK_CODES = {"ok": 0}
+# Below this many rows a Python loop over values beats a pandas hash table.
+_FEW_ROWS = 256
 
 
 def _require_frame(frame, name: str) -> None:
@@ -177,106 +196,134 @@ def _describe_rows(mask: np.ndarray, frame: pd.DataFrame, limit: int = 5) -> str
     return f"{int(mask.sum())} row(s) (index {labels}{more})"
 
 
-def _text_codes(series: pd.Series, categories: pd.Index) -> np.ndarray:
-    """Position of each value of ``series`` in ``categories`` (-1: absent or null)."""
-    if isinstance(series.dtype, pd.CategoricalDtype):
-        # map the few categories once instead of every row
-        mapping = categories.get_indexer(pd.Index([str(c) for c in series.cat.categories]))
-        mapping = np.append(mapping, -1)  # code -1 (null) maps to the appended -1
-        return mapping[series.cat.codes.to_numpy()]
-    if pd.api.types.is_string_dtype(series.dtype) and series.dtype != object:
-        codes = categories.get_indexer(series)
-    else:
-        values = series.to_numpy(dtype=object)
-        codes = categories.get_indexer(pd.Index([str(v) for v in values], dtype=object))
-    return np.where(series.isna().to_numpy(), -1, codes)
+def _null(series: pd.Series) -> np.ndarray:
+    """Where ``series`` is null, read from its array (a Series would cost more than the test)."""
+    return np.asarray(series.array.isna(), dtype=bool)
+
+
+def _floats(series: pd.Series) -> np.ndarray:
+    """A numeric column as floats, NaN where null."""
+    if isinstance(series.dtype, np.dtype):
+        return series.to_numpy(dtype=float)  # NaN already: no null mask to build
+    return series.to_numpy(dtype=float, na_value=np.nan)
+
+
+def _text_codes(series: pd.Series, codes: dict[str, int]) -> np.ndarray:
+    """The code of each value of ``series`` by its text (-1: absent from ``codes``, or null)."""
+    values = series.array
+    if isinstance(values, pd.Categorical):
+        # map the few categories once instead of every row; code -1 (null) picks the appended -1
+        mapping = [codes.get(str(c), -1) for c in values.categories.tolist()]
+        return np.array([*mapping, -1], dtype=np.int64)[values.codes]
+    if len(values) > _FEW_ROWS and pd.api.types.is_string_dtype(series.dtype) and series.dtype != object:
+        # text already: look the distinct values up once
+        found, uniques = pd.factorize(values)
+        mapping = [codes.get(u, -1) for u in uniques]
+        return np.array([*mapping, -1], dtype=np.int64)[found]
+    found = np.fromiter(
+        (codes.get(str(v), -1) for v in values.to_numpy(dtype=object)), np.int64, len(values)
+    )
+    return np.where(_null(series), -1, found)
 
 
 def _time_ns(series: pd.Series) -> tuple[np.ndarray, bool]:
     """Nanoseconds since the epoch (UTC where the column has a time zone), and tz-awareness."""
     aware = getattr(series.dtype, "tz", None) is not None
     if aware:
-        series = series.dt.tz_convert("UTC").dt.tz_localize(None)
+        series = series.dt.tz_convert(None)
     return series.to_numpy(dtype="datetime64[ns]").view("int64"), aware
 
 
 def _check_rows(
     frame: pd.DataFrame,
     required: Iterable[str],
-    catalog_types: pd.Index,
+    type_codes: dict[str, int],
     problems: list[str],
     rows: np.ndarray | None = None,
-) -> None:
+) -> tuple[dict[str, pd.Series], dict[str, np.ndarray]]:
     """Collect problems with the columns ``build_features`` reads from ``frame``.
 
     ``rows`` restricts the value checks to a boolean mask (the ``ok`` rows of a
-    history log: the only ones read).
+    history log: the only ones read). Returns the columns it read and what it
+    parsed on the way (hardware-type and precision codes, numbers as floats),
+    so that callers read each column once.
     """
     required = list(required)
     missing = [c for c in required if c not in frame.columns]
     if missing:
         problems.append(f"missing column(s): {missing}")
-    present = [c for c in required if c in frame.columns]
-    mask = np.ones(len(frame), dtype=bool) if rows is None else rows
-    for name in present:
+    columns = {c: frame[c] for c in required if c in frame.columns}
+    parsed: dict[str, np.ndarray] = {}
+    nulls: dict[str, np.ndarray] = {}
+    for name, series in columns.items():
         if name in ("seq_len", "throughput", "status"):
             continue
-        null = frame[name].isna().to_numpy() & mask
+        null = nulls[name] = _null(series)
+        if rows is not None:
+            null = null & rows
         if null.any():
             problems.append(f"column {name!r} is null in {_describe_rows(null, frame)}")
-    if "submit_time" in present and not pd.api.types.is_datetime64_any_dtype(frame["submit_time"]):
+    if "submit_time" in columns and not pd.api.types.is_datetime64_any_dtype(
+        columns["submit_time"].dtype
+    ):
         problems.append(
-            f"column 'submit_time' has dtype {frame['submit_time'].dtype}, expected a timestamp "
+            f"column 'submit_time' has dtype {columns['submit_time'].dtype}, expected a timestamp "
             "(convert it with pandas.to_datetime or leapml.schema.coerce_attempts)"
         )
     for name in ("trainer_count", "batch_size", "seq_len"):
-        if name not in present:
+        if name not in columns:
             continue
-        if not pd.api.types.is_numeric_dtype(frame[name].dtype) or pd.api.types.is_bool_dtype(
-            frame[name].dtype
-        ):
-            problems.append(f"column {name!r} has dtype {frame[name].dtype}, expected numbers")
+        dtype = columns[name].dtype
+        if not pd.api.types.is_numeric_dtype(dtype) or pd.api.types.is_bool_dtype(dtype):
+            problems.append(f"column {name!r} has dtype {dtype}, expected numbers")
             continue
-        values = frame[name].to_numpy(dtype=float, na_value=np.nan)
-        bad = mask & ~np.isnan(values) & ~(np.isfinite(values) & (values > 0))
+        values = parsed[name] = _floats(columns[name])
+        bad = ~np.isnan(values) & ~(np.isfinite(values) & (values > 0))
+        if rows is not None:
+            bad &= rows
         if bad.any():
             problems.append(
                 f"{name} must be finite and > 0; it is not in {_describe_rows(bad, frame)}"
             )
-    if "precision" in present:
-        codes = _text_codes(frame["precision"], pd.Index(PRECISIONS))
-        bad = mask & (codes < 0) & frame["precision"].notna().to_numpy()
+    if "precision" in columns:
+        codes = parsed["precision"] = _text_codes(columns["precision"], _PRECISION_CODES)
+        bad = (codes < 0) & ~nulls["precision"]
+        if rows is not None:
+            bad &= rows
         if bad.any():
             problems.append(f"precision not in {list(PRECISIONS)} in {_describe_rows(bad, frame)}")
-    if "hardware_type" in present:
-        codes = _text_codes(frame["hardware_type"], catalog_types)
-        bad = mask & (codes < 0) & frame["hardware_type"].notna().to_numpy()
+    if "hardware_type" in columns:
+        codes = parsed["hardware_type"] = _text_codes(columns["hardware_type"], type_codes)
+        bad = (codes < 0) & ~nulls["hardware_type"]
+        if rows is not None:
+            bad &= rows
         if bad.any():
-            unknown = sorted({str(v) for v in frame["hardware_type"].to_numpy(dtype=object)[bad]})
+            unknown = sorted({str(v) for v in columns["hardware_type"].to_numpy(dtype=object)[bad]})
             problems.append(
                 f"hardware_type absent from the catalog: {unknown[:10]} in {_describe_rows(bad, frame)}"
             )
-    if "throughput" in present and rows is not None:
-        if not pd.api.types.is_numeric_dtype(frame["throughput"].dtype):
+    if "throughput" in columns and rows is not None:
+        if not pd.api.types.is_numeric_dtype(columns["throughput"].dtype):
             problems.append(
-                f"column 'throughput' has dtype {frame['throughput'].dtype}, expected numbers"
+                f"column 'throughput' has dtype {columns['throughput'].dtype}, expected numbers"
             )
         else:
-            values = frame["throughput"].to_numpy(dtype=float, na_value=np.nan)
-            bad = mask & ~(np.isfinite(values) & (values > 0))
+            values = parsed["throughput"] = _floats(columns["throughput"])
+            bad = rows & ~(np.isfinite(values) & (values > 0))
             if bad.any():
                 problems.append(
                     f"throughput must be finite and > 0 on ok rows; it is not in {_describe_rows(bad, frame)}"
                 )
+    return columns, parsed
 
 
 def _joint_codes(
-    query: pd.Series, history: pd.Series, subset: np.ndarray | None
+    query: pd.Series, history: pd.Series | None, subset: np.ndarray | None
 ) -> tuple[np.ndarray, np.ndarray]:
     """Integer codes of a key column, consistent between the query rows and the history.
 
     ``subset`` is given when the history is ``query[subset]`` (the training case),
-    so the column is factorized once.
+    so the column is factorized once (and ``history`` is not read).
     """
     if subset is not None:
         codes = pd.factorize(query)[0]
@@ -291,16 +338,39 @@ def _joint_codes(
 
 
 def _as_object(series: pd.Series) -> np.ndarray:
-    if isinstance(series.dtype, pd.CategoricalDtype):
-        categories = np.append(series.cat.categories.to_numpy(dtype=object), None)
-        return categories[series.cat.codes.to_numpy()]
+    values = series.array
+    if isinstance(values, pd.Categorical):
+        categories = np.append(values.categories.to_numpy(dtype=object), None)
+        return categories[values.codes]
     return series.to_numpy(dtype=object)
+
+
+def _value_codes(values, codes: dict) -> np.ndarray:
+    """The code in ``codes`` of each of ``values`` (a Categorical or objects), by value (-1: absent)."""
+    if isinstance(values, pd.Categorical):
+        # only the categories in use: a categorical may carry thousands
+        used = np.unique(values.codes)
+        used = used[used >= 0]
+        categories = values.categories
+        # one job's rows use one category: indexing it alone beats converting them all
+        if len(used) <= 8:
+            found = [codes.get(categories[c], -1) for c in used]
+        else:
+            found = [codes.get(v, -1) for v in categories.take(used).to_numpy(dtype=object)]
+        mapping = np.full(len(categories) + 1, -1, dtype=np.int64)
+        mapping[used] = found
+        return mapping[values.codes]
+    if len(values) <= _FEW_ROWS:
+        return np.fromiter((codes.get(v, -1) for v in values), np.int64, len(values))
+    found, uniques = pd.factorize(values)
+    mapping = [codes.get(v, -1) for v in uniques]
+    return np.array([*mapping, -1], dtype=np.int64)[found]
 
 
 def _as_category(series: pd.Series) -> pd.Categorical:
     """Keep a categorical's categories (stable across row subsets); otherwise sort the values."""
     if isinstance(series.dtype, pd.CategoricalDtype):
-        return pd.Categorical(series)
+        return series.array.copy()
     return pd.Categorical(series.to_numpy(dtype=object))
 
 
@@ -309,6 +379,8 @@ class _Catalog:
 
     def __init__(self, hardware: pd.DataFrame):
         self.types = pd.Index([str(t) for t in hardware["hardware_type"].to_numpy(dtype=object)])
+        self.codes = {name: code for code, name in enumerate(self.types)}
+        self.dtype = pd.CategoricalDtype(self.types)
         peaks = np.column_stack(
             [
                 hardware[f"peak_{p}_tflops"].to_numpy(dtype=float, na_value=np.nan)
@@ -328,14 +400,144 @@ class _Catalog:
             name: hardware[name].to_numpy(dtype=float, na_value=np.nan) for name in _SPEC_COLUMNS
         }
         vendors = hardware["vendor"].to_numpy(dtype=object)
-        self.vendor_categories = sorted({str(v) for v in vendors})
-        self.vendor_code = pd.Index(self.vendor_categories).get_indexer([str(v) for v in vendors])
+        vendor_categories = sorted({str(v) for v in vendors})
+        self.vendor_dtype = pd.CategoricalDtype(vendor_categories)
+        self.vendor_code = pd.Index(vendor_categories).get_indexer([str(v) for v in vendors])
         self.introduced_ns = _time_ns(hardware["introduced"])[0]
 
 
+class _Rows:
+    """The rows to describe: checked, with the arrays the features are computed from."""
+
+    def __init__(self, attempts: pd.DataFrame, catalog: _Catalog):
+        problems: list[str] = []
+        columns, parsed = _check_rows(attempts, QUERY_COLUMNS, catalog.codes, problems)
+        if problems:
+            raise SchemaError("the attempts to describe", problems)
+        self.index = attempts.index
+        self.columns = columns
+        self.ns, self.aware = _time_ns(columns["submit_time"])
+        self.hardware = parsed["hardware_type"]
+        self.precision = parsed["precision"]
+        self.trainers = parsed["trainer_count"]
+        self.batch = parsed["batch_size"]
+        self.seq_len = parsed["seq_len"]
+
+    def __len__(self) -> int:
+        return len(self.ns)
+
+
+class _Past:
+    """Completed history rows as arrays, with the quantities the history features read."""
+
+    #: the arrays, one value per row (``ns``: submit time; ``log``: log throughput;
+    #: ``per_peak``: log samples per peak TFLOP; ``steps``: log steps per second)
+    FIELDS = ("ns", "hardware", "trainers", "throughput", "peak", "log", "per_peak", "steps")
+
+    def __init__(self, aware: bool, **arrays: np.ndarray):
+        self.aware = aware
+        for name in self.FIELDS:
+            setattr(self, name, arrays[name])
+
+    @classmethod
+    def read(cls, columns, parsed, ok: np.ndarray, catalog: _Catalog) -> _Past:
+        """The ``ok`` rows of a checked history log (what :func:`_check_rows` returned)."""
+        every = ok.all()
+
+        def pick(values):
+            return values if every else values[ok]
+
+        ns, aware = _time_ns(columns["submit_time"])
+        hardware = pick(parsed["hardware_type"])
+        trainers = pick(parsed["trainer_count"])
+        throughput = pick(parsed["throughput"])
+        peak = catalog.peak[hardware, pick(parsed["precision"])]
+        log = np.log(throughput)
+        return cls(
+            aware,
+            ns=pick(ns),
+            hardware=hardware,
+            trainers=trainers,
+            throughput=throughput,
+            peak=peak,
+            log=log,
+            per_peak=log - np.log(trainers * peak),
+            steps=log - np.log(trainers * pick(parsed["batch_size"])),
+        )
+
+    def take(self, rows: np.ndarray) -> _Past:
+        return _Past(self.aware, **{name: getattr(self, name)[rows] for name in self.FIELDS})
+
+    def append(self, other: _Past) -> _Past:
+        aware = other.aware if len(other) else self.aware
+        return _Past(
+            aware,
+            **{n: np.concatenate([getattr(self, n), getattr(other, n)]) for n in self.FIELDS},
+        )
+
+    def __len__(self) -> int:
+        return len(self.ns)
+
+
+def _read_history(
+    history: pd.DataFrame, catalog: _Catalog, what: str = "the history log"
+) -> tuple[np.ndarray, dict[str, pd.Series], _Past]:
+    """Check a history log; return its ``ok`` mask, the columns read and its completed rows."""
+    missing = [c for c in HISTORY_COLUMNS if c not in history.columns]
+    if missing:
+        raise SchemaError(what, [f"missing column(s): {missing}"])
+    ok = _text_codes(history["status"], _OK_CODES) == 0
+    problems: list[str] = []
+    columns, parsed = _check_rows(history, HISTORY_COLUMNS, catalog.codes, problems, rows=ok)
+    if problems:
+        raise SchemaError(what, problems)
+    return ok, columns, _Past.read(columns, parsed, ok, catalog)
+
+
+def _check_time_zones(rows: _Rows, past: _Past) -> None:
+    if len(past) and len(rows) and past.aware != rows.aware:
+        raise SchemaError(
+            "the history log",
+            ["submit_time is time-zone aware in one of attempts/history and naive in the other"],
+        )
+
+
 # ----------------------------------------------------------------------------
-# the as-of join
+# the history statistics: as-of join, or the state a HistoryIndex keeps
 # ----------------------------------------------------------------------------
+
+#: Key columns of the history statistics.
+_KEY_COLUMNS = {"job": "job_id", "model": "model_type", "family": "model_family"}
+
+#: The five history keys: key column, whether the hardware type is part of the
+#: key, the quantities averaged over the key's rows and the latest row's values read.
+_LEVELS = {
+    "job_same": ("job", True, ("log",), ("throughput", "ns")),
+    "job_any": ("job", False, ("log",), ("throughput", "ns", "trainers", "peak", "hardware")),
+    "model_same": ("model", True, ("per_peak", "steps"), ()),
+    "model_any": ("model", False, ("per_peak",), ()),
+    "family_same": ("family", True, ("per_peak",), ()),
+}
+
+
+class _KeyStats(NamedTuple):
+    """What the earlier completed rows of one key give each row described."""
+
+    #: how many rows
+    count: np.ndarray
+    #: mean of each quantity over them (NaN where there is none)
+    means: dict[str, np.ndarray]
+    #: the latest row's values (NaN where there is none; hardware code -1)
+    last: dict[str, np.ndarray]
+
+
+def _running_sums(values: np.ndarray, sorted_key: np.ndarray) -> np.ndarray:
+    """Per-key running sums of rows sorted by key (each key's sums read its rows alone).
+
+    Both the as-of join and :class:`HistoryIndex` sum through here, so that
+    their means agree to the bit (pandas compensates the rounding of its sums).
+    """
+    return pd.Series(values).groupby(sorted_key, sort=False).cumsum().to_numpy(dtype=float)
 
 
 def _as_of(
@@ -350,6 +552,7 @@ def _as_of(
     Returns, for every query row, the number of such rows, the position (in the
     history arrays) of the latest one (-1 when there is none; ties in time go to
     the later history row) and the mean of each array of ``values`` over them.
+    Keys are >= 0.
     """
     n_query = len(query_key)
     if len(history_key) == 0:
@@ -401,10 +604,7 @@ def _as_of(
     last = np.where(found, order[last_sorted], -1)
     means = {}
     for name, array in values.items():
-        # a per-group running sum depends only on that group's earlier rows
-        running = (
-            pd.Series(array[order]).groupby(sorted_key, sort=False).cumsum().to_numpy(dtype=float)
-        )
+        running = _running_sums(array[order], sorted_key)
         means[name] = np.where(found, running[last_sorted] / np.maximum(count, 1), np.nan)
     return count, last, means
 
@@ -414,6 +614,232 @@ def _take(array: np.ndarray, index: np.ndarray) -> np.ndarray:
     if len(array) == 0:
         return np.full(len(index), np.nan)
     return np.where(index >= 0, array[np.maximum(index, 0)].astype(float), np.nan)
+
+
+def _level_keys(codes: dict[str, np.ndarray], hardware: np.ndarray, n_types: int):
+    """The composite key of each level: the key's code, times the hardware types where it counts.
+
+    A negative code (a value absent from the history) stays negative.
+    """
+    keys = {}
+    for level, (key, same_hardware, _, _) in _LEVELS.items():
+        code = codes[key]
+        keys[level] = np.where(code >= 0, code * n_types + hardware, -1) if same_hardware else code
+    return keys
+
+
+def _joined(
+    query_keys: dict[str, np.ndarray],
+    query_ns: np.ndarray,
+    past_keys: dict[str, np.ndarray],
+    past: _Past,
+) -> dict[str, _KeyStats]:
+    """The history statistics of every level by the as-of join (keys >= 0)."""
+    # one time axis for both sides: ranks compare exactly like the timestamps
+    times = np.sort(np.concatenate([query_ns, past.ns]))
+    times = times[np.concatenate([[True], times[1:] != times[:-1]])] if len(times) else times
+    query_rank = np.searchsorted(times, query_ns)
+    history_rank = np.searchsorted(times, past.ns)
+    stats = {}
+    for level, (_, _, averaged, latest) in _LEVELS.items():
+        count, last, means = _as_of(
+            past_keys[level],
+            history_rank,
+            query_keys[level],
+            query_rank,
+            {name: getattr(past, name) for name in averaged},
+        )
+        values = {}
+        for name in latest:
+            if name == "hardware":
+                picked = past.hardware[np.maximum(last, 0)] if len(past) else -1
+                values[name] = np.where(last >= 0, picked, -1)
+            else:
+                values[name] = _take(getattr(past, name), last)
+        stats[level] = _KeyStats(count, means, values)
+    return stats
+
+
+def _level_state(key: np.ndarray, past: _Past, averaged, latest) -> dict:
+    """Each key's statistics over all its rows: what a row submitted after them all reads.
+
+    The rows of a key are summed in the order the as-of join sums them (time,
+    then history order), so means agree to the bit.
+    """
+    if len(key) == 0:
+        return {
+            "key": np.zeros(0, dtype=np.int64),
+            "count": np.zeros(0, dtype=np.int64),
+            "sum": {name: np.zeros(0) for name in averaged},
+            "last": {name: np.zeros(0, np.int64 if name == "hardware" else float) for name in latest},
+        }
+    order = np.lexsort((past.ns, key))
+    sorted_key = key[order]
+    ends = np.flatnonzero(np.append(sorted_key[1:] != sorted_key[:-1], True))
+    last = order[ends]
+    return {
+        "key": sorted_key[ends],
+        "count": np.diff(ends, prepend=-1).astype(np.int64),
+        "sum": {
+            name: _running_sums(getattr(past, name)[order], sorted_key)[ends] for name in averaged
+        },
+        "last": {
+            name: getattr(past, name)[last] if name == "hardware" else getattr(past, name)[last].astype(float)
+            for name in latest
+        },
+    }
+
+
+def _looked_up(state: dict, key: np.ndarray) -> _KeyStats:
+    """The statistics of a :func:`_level_state` for rows submitted after every history row."""
+    keys = state["key"]
+    if len(keys) == 0:
+        # what the as-of join gives against an empty history
+        nothing = np.full(len(key), np.nan)
+        last = {n: np.full(len(key), -1) if n == "hardware" else nothing for n in state["last"]}
+        return _KeyStats(np.zeros(len(key), dtype=np.int64), dict.fromkeys(state["sum"], nothing), last)
+    position = np.minimum(np.searchsorted(keys, key), len(keys) - 1)
+    hit = keys[position] == key
+    count = np.where(hit, state["count"][position], 0)
+    means = {
+        name: np.where(hit, sums[position] / np.maximum(count, 1), np.nan)
+        for name, sums in state["sum"].items()
+    }
+    last = {
+        name: np.where(hit, values[position], -1 if name == "hardware" else np.nan)
+        for name, values in state["last"].items()
+    }
+    return _KeyStats(count, means, last)
+
+
+# ----------------------------------------------------------------------------
+# the features, from the rows and their history statistics
+# ----------------------------------------------------------------------------
+
+
+def _assemble(rows: _Rows, catalog: _Catalog, stats: dict[str, _KeyStats]) -> pd.DataFrame:
+    """The feature matrix: launch, hardware and derived columns, then the history's."""
+    columns = rows.columns
+    hardware_code, precision_code = rows.hardware, rows.precision
+    trainers, batch, seq_len, query_ns = rows.trainers, rows.batch, rows.seq_len, rows.ns
+    out: dict[str, object] = {
+        "model_type": _as_category(columns["model_type"]),
+        "model_family": _as_category(columns["model_family"]),
+        "precision": pd.Categorical.from_codes(precision_code, dtype=_PRECISION_DTYPE),
+        "parallelism": _as_category(columns["parallelism"]),
+        "hardware_type": pd.Categorical.from_codes(hardware_code, dtype=catalog.dtype),
+        "vendor": pd.Categorical.from_codes(
+            catalog.vendor_code[hardware_code], dtype=catalog.vendor_dtype
+        ),
+        "trainer_count": columns["trainer_count"].to_numpy(dtype=np.int64),
+        "batch_size": columns["batch_size"].to_numpy(dtype=np.int64),
+        "seq_len": seq_len,
+    }
+
+    # -- hardware specs at the job's precision -------------------------------
+    peak = catalog.peak[hardware_code, precision_code]
+    specs = {name: values[hardware_code] for name, values in catalog.specs.items()}
+    out["peak_tflops"] = peak
+    out["precision_native"] = catalog.native[hardware_code, precision_code].astype(np.int64)
+    out.update(specs)
+    out["devices_per_host"] = specs["devices_per_host"].astype(np.int64)
+    out["hardware_age_days"] = (query_ns - catalog.introduced_ns[hardware_code]) / _DAY_NS
+
+    # -- derived quantities --------------------------------------------------
+    crosses = trainers > specs["devices_per_host"]
+    out["global_batch_size"] = trainers * batch
+    out["hosts_used"] = np.ceil(trainers / specs["devices_per_host"]).astype(np.int64)
+    out["crosses_hosts"] = crosses.astype(np.int64)
+    out["communication_bw_gbps"] = np.where(
+        crosses, specs["inter_node_bw_gbps"], specs["intra_node_bw_gbps"]
+    )
+    out["total_peak_tflops"] = peak * trainers
+    out["total_memory_bw_gbps"] = specs["memory_bw_gbps"] * trainers
+    out["total_memory_gb"] = specs["memory_gb"] * trainers
+    out["batch_tokens_per_memory_gb"] = (
+        batch * np.where(np.isnan(seq_len), 1.0, seq_len) / (specs["memory_gb"])
+    )
+
+    # -- this job's history --------------------------------------------------
+    same = stats["job_same"]
+    out["job_runs_same_hardware"] = same.count
+    out["job_last_throughput_same_hardware"] = same.last["throughput"]
+    out["job_mean_log_throughput_same_hardware"] = job_same_log = same.means["log"]
+    out["job_days_since_last_run_same_hardware"] = (query_ns - same.last["ns"]) / _DAY_NS
+
+    anywhere = stats["job_any"]
+    last_throughput = anywhere.last["throughput"]
+    last_per_trainer = last_throughput / anywhere.last["trainers"]
+    last_peak = anywhere.last["peak"]
+    last_hardware = anywhere.last["hardware"]
+    out["job_runs_any_hardware"] = anywhere.count
+    out["job_last_throughput_any_hardware"] = last_throughput
+    out["job_last_throughput_per_trainer_any_hardware"] = last_per_trainer
+    out["job_mean_log_throughput_any_hardware"] = anywhere.means["log"]
+    out["job_days_since_last_run_any_hardware"] = (query_ns - anywhere.last["ns"]) / _DAY_NS
+    out["job_last_hardware_type"] = pd.Categorical.from_codes(last_hardware, dtype=catalog.dtype)
+    out["job_last_hardware_peak_tflops"] = last_peak
+    out["log_peak_tflops_ratio_to_last_hardware"] = np.log(peak) - np.log(last_peak)
+    out["log_memory_bw_ratio_to_last_hardware"] = np.log(specs["memory_bw_gbps"]) - np.log(
+        _take(catalog.specs["memory_bw_gbps"], last_hardware)
+    )
+    out["job_last_throughput_scaled_by_peak"] = job_scaled = (
+        last_per_trainer * trainers * (peak / last_peak)
+    )
+
+    # -- the model type's and family's history -------------------------------
+    log_total_peak = np.log(peak * trainers)
+    model = stats["model_same"]
+    out["model_type_runs_same_hardware"] = model.count
+    out["model_type_mean_log_samples_per_peak_tflop_same_hardware"] = model.means["per_peak"]
+    out["model_type_mean_log_steps_per_second_same_hardware"] = model.means["steps"]
+    out["model_type_log_throughput_estimate_same_hardware"] = model_same = (
+        model.means["per_peak"] + log_total_peak
+    )
+    model = stats["model_any"]
+    out["model_type_runs_any_hardware"] = model.count
+    out["model_type_mean_log_samples_per_peak_tflop_any_hardware"] = model.means["per_peak"]
+    out["model_type_log_throughput_estimate_any_hardware"] = model_any = (
+        model.means["per_peak"] + log_total_peak
+    )
+    family = stats["family_same"]
+    out["model_family_runs_same_hardware"] = family.count
+    out["model_family_mean_log_samples_per_peak_tflop_same_hardware"] = family.means["per_peak"]
+
+    # -- one estimate from the most telling history available ----------------
+    # the model type on this very hardware goes before the job's run elsewhere:
+    # scaling by peak FLOP/s alone misses memory- and network-bound jobs
+    estimate = np.full(len(rows), np.nan)
+    source = np.zeros(len(rows), dtype=np.int64)
+    candidates = (job_same_log, model_same, np.log(job_scaled), model_any)
+    for level, candidate in enumerate(candidates, start=1):
+        use = np.isnan(estimate) & ~np.isnan(candidate)
+        estimate[use] = candidate[use]
+        source[use] = level
+    out["history_log_throughput_estimate"] = estimate
+    out["history_estimate_source"] = source
+
+    return _frame([out[name] for name in _FEATURE_NAMES], _FEATURE_INDEX, rows.index)
+
+
+def _frame(arrays: list, columns: pd.Index, index: pd.Index) -> pd.DataFrame:
+    """A DataFrame of 1-D arrays, one block per dtype (as the constructor consolidates them).
+
+    Built from its blocks where pandas allows it: scoring a few rows would
+    otherwise spend most of its time in the DataFrame constructor.
+    """
+    if _from_blocks is None:
+        return pd.DataFrame(dict(zip(columns, arrays, strict=True)), index=index)
+    blocks, grouped = [], {}
+    for position, values in enumerate(arrays):
+        if isinstance(values, np.ndarray):
+            grouped.setdefault(values.dtype, []).append(position)
+        else:
+            blocks.append((values, np.array([position])))
+    for positions in grouped.values():
+        # stacking copies: no column shares memory with an input or another column
+        blocks.append((np.stack([arrays[p] for p in positions]), np.array(positions)))
+    return _from_blocks(blocks, index=index, columns=columns)
 
 
 # ----------------------------------------------------------------------------
@@ -445,7 +871,9 @@ def build_features(
         The log past measurements are read from, with the columns of
         :data:`HISTORY_COLUMNS`. Defaults to ``attempts`` itself. For each row
         of ``attempts``, only rows of ``history`` with ``status == "ok"`` and a
-        ``submit_time`` strictly earlier than the row's are read.
+        ``submit_time`` strictly earlier than the row's are read. To score
+        submissions against the same log many times, build a
+        :class:`HistoryIndex` once instead.
 
     Returns
     -------
@@ -503,174 +931,24 @@ def build_features(
     _require_frame(history, "history")
     validate_hardware(hardware)
     catalog = _Catalog(hardware)
+    rows = _Rows(attempts, catalog)
+    ok, columns, past = _read_history(history, catalog)
+    _check_time_zones(rows, past)
 
-    problems: list[str] = []
-    _check_rows(attempts, QUERY_COLUMNS, catalog.types, problems)
-    if problems:
-        raise SchemaError("the attempts to describe", problems)
-    missing = [c for c in HISTORY_COLUMNS if c not in history.columns]
-    if missing:
-        raise SchemaError("the history log", [f"missing column(s): {missing}"])
-    ok = _text_codes(history["status"], pd.Index(["ok"])) == 0
-    _check_rows(history, HISTORY_COLUMNS, catalog.types, problems, rows=ok)
-    if problems:
-        raise SchemaError("the history log", problems)
-
-    # -- the rows to describe ------------------------------------------------
-    query_ns, query_aware = _time_ns(attempts["submit_time"])
-    hardware_code = _text_codes(attempts["hardware_type"], catalog.types)
-    precision_code = _text_codes(attempts["precision"], pd.Index(PRECISIONS))
-    trainers = attempts["trainer_count"].to_numpy(dtype=float)
-    batch = attempts["batch_size"].to_numpy(dtype=float)
-    seq_len = attempts["seq_len"].to_numpy(dtype=float, na_value=np.nan)
-
-    out: dict[str, object] = {
-        "model_type": _as_category(attempts["model_type"]),
-        "model_family": _as_category(attempts["model_family"]),
-        "precision": pd.Categorical.from_codes(precision_code, categories=list(PRECISIONS)),
-        "parallelism": _as_category(attempts["parallelism"]),
-        "hardware_type": pd.Categorical.from_codes(hardware_code, categories=catalog.types),
-        "vendor": pd.Categorical.from_codes(
-            catalog.vendor_code[hardware_code], categories=catalog.vendor_categories
-        ),
-        "trainer_count": attempts["trainer_count"].to_numpy(dtype=np.int64),
-        "batch_size": attempts["batch_size"].to_numpy(dtype=np.int64),
-        "seq_len": seq_len,
-    }
-
-    # -- hardware specs at the job's precision -------------------------------
-    peak = catalog.peak[hardware_code, precision_code]
-    specs = {name: values[hardware_code] for name, values in catalog.specs.items()}
-    out["peak_tflops"] = peak
-    out["precision_native"] = catalog.native[hardware_code, precision_code].astype(np.int64)
-    out.update(specs)
-    out["devices_per_host"] = specs["devices_per_host"].astype(np.int64)
-    out["hardware_age_days"] = (query_ns - catalog.introduced_ns[hardware_code]) / _DAY_NS
-
-    # -- derived quantities --------------------------------------------------
-    crosses = trainers > specs["devices_per_host"]
-    out["global_batch_size"] = trainers * batch
-    out["hosts_used"] = np.ceil(trainers / specs["devices_per_host"]).astype(np.int64)
-    out["crosses_hosts"] = crosses.astype(np.int64)
-    out["communication_bw_gbps"] = np.where(
-        crosses, specs["inter_node_bw_gbps"], specs["intra_node_bw_gbps"]
-    )
-    out["total_peak_tflops"] = peak * trainers
-    out["total_memory_bw_gbps"] = specs["memory_bw_gbps"] * trainers
-    out["total_memory_gb"] = specs["memory_gb"] * trainers
-    out["batch_tokens_per_memory_gb"] = (
-        batch * np.where(np.isnan(seq_len), 1.0, seq_len) / (specs["memory_gb"])
-    )
-
-    # -- the completed history rows, as arrays -------------------------------
-    past = history.loc[ok] if not ok.all() else history
-    history_ns, history_aware = _time_ns(past["submit_time"])
-    if len(past) and len(attempts) and history_aware != query_aware:
-        raise SchemaError(
-            "the history log",
-            ["submit_time is time-zone aware in one of attempts/history and naive in the other"],
-        )
-    past_hardware = _text_codes(past["hardware_type"], catalog.types)
-    past_precision = _text_codes(past["precision"], pd.Index(PRECISIONS))
-    past_trainers = past["trainer_count"].to_numpy(dtype=float)
-    past_throughput = past["throughput"].to_numpy(dtype=float, na_value=np.nan)
-    past_log_throughput = np.log(past_throughput)
-    past_peak = catalog.peak[past_hardware, past_precision]
-    past_log_per_peak = past_log_throughput - np.log(past_trainers * past_peak)
-    past_log_steps = past_log_throughput - np.log(
-        past_trainers * past["batch_size"].to_numpy(dtype=float)
-    )
-
-    # one time axis for both sides: ranks compare exactly like the timestamps
-    times = np.sort(np.concatenate([query_ns, history_ns]))
-    times = times[np.concatenate([[True], times[1:] != times[:-1]])] if len(times) else times
-    query_rank = np.searchsorted(times, query_ns)
-    history_rank = np.searchsorted(times, history_ns)
-
-    n_types = np.int64(len(catalog.types))
     subset = ok if same else None
-    job_q, job_h = _joint_codes(attempts["job_id"], past["job_id"], subset)
-    model_q, model_h = _joint_codes(attempts["model_type"], past["model_type"], subset)
-    family_q, family_h = _joint_codes(attempts["model_family"], past["model_family"], subset)
-
-    def as_of(key_q, key_h, values):
-        return _as_of(key_h, history_rank, key_q, query_rank, values)
-
-    # -- this job's history --------------------------------------------------
-    count, last, means = as_of(
-        job_q * n_types + hardware_code,
-        job_h * n_types + past_hardware,
-        {"log": past_log_throughput},
+    query_codes, past_codes = {}, {}
+    for key, name in _KEY_COLUMNS.items():
+        # the training case factorizes the one column once
+        past_values = None if same else columns[name] if ok.all() else columns[name][ok]
+        query_codes[key], past_codes[key] = _joint_codes(rows.columns[name], past_values, subset)
+    n_types = len(catalog.types)
+    stats = _joined(
+        _level_keys(query_codes, rows.hardware, n_types),
+        rows.ns,
+        _level_keys(past_codes, past.hardware, n_types),
+        past,
     )
-    out["job_runs_same_hardware"] = count
-    out["job_last_throughput_same_hardware"] = _take(past_throughput, last)
-    out["job_mean_log_throughput_same_hardware"] = job_same_log = means["log"]
-    out["job_days_since_last_run_same_hardware"] = (query_ns - _take(history_ns, last)) / _DAY_NS
-
-    count, last, means = as_of(job_q, job_h, {"log": past_log_throughput})
-    last_throughput = _take(past_throughput, last)
-    last_per_trainer = last_throughput / _take(past_trainers, last)
-    last_peak = _take(past_peak, last)
-    last_hardware = np.where(last >= 0, past_hardware[np.maximum(last, 0)] if len(past) else -1, -1)
-    out["job_runs_any_hardware"] = count
-    out["job_last_throughput_any_hardware"] = last_throughput
-    out["job_last_throughput_per_trainer_any_hardware"] = last_per_trainer
-    out["job_mean_log_throughput_any_hardware"] = means["log"]
-    out["job_days_since_last_run_any_hardware"] = (query_ns - _take(history_ns, last)) / _DAY_NS
-    out["job_last_hardware_type"] = pd.Categorical.from_codes(
-        last_hardware, categories=catalog.types
-    )
-    out["job_last_hardware_peak_tflops"] = last_peak
-    out["log_peak_tflops_ratio_to_last_hardware"] = np.log(peak) - np.log(last_peak)
-    out["log_memory_bw_ratio_to_last_hardware"] = np.log(specs["memory_bw_gbps"]) - np.log(
-        _take(catalog.specs["memory_bw_gbps"], last_hardware)
-    )
-    out["job_last_throughput_scaled_by_peak"] = job_scaled = (
-        last_per_trainer * trainers * (peak / last_peak)
-    )
-
-    # -- the model type's and family's history -------------------------------
-    log_total_peak = np.log(peak * trainers)
-    count, _, means = as_of(
-        model_q * n_types + hardware_code,
-        model_h * n_types + past_hardware,
-        {"per_peak": past_log_per_peak, "steps": past_log_steps},
-    )
-    out["model_type_runs_same_hardware"] = count
-    out["model_type_mean_log_samples_per_peak_tflop_same_hardware"] = means["per_peak"]
-    out["model_type_mean_log_steps_per_second_same_hardware"] = means["steps"]
-    out["model_type_log_throughput_estimate_same_hardware"] = model_same = (
-        means["per_peak"] + log_total_peak
-    )
-    count, _, means = as_of(model_q, model_h, {"per_peak": past_log_per_peak})
-    out["model_type_runs_any_hardware"] = count
-    out["model_type_mean_log_samples_per_peak_tflop_any_hardware"] = means["per_peak"]
-    out["model_type_log_throughput_estimate_any_hardware"] = model_any = (
-        means["per_peak"] + log_total_peak
-    )
-    count, _, means = as_of(
-        family_q * n_types + hardware_code,
-        family_h * n_types + past_hardware,
-        {"per_peak": past_log_per_peak},
-    )
-    out["model_family_runs_same_hardware"] = count
-    out["model_family_mean_log_samples_per_peak_tflop_same_hardware"] = means["per_peak"]
-
-    # -- one estimate from the most telling history available ----------------
-    # the model type on this very hardware goes before the job's run elsewhere:
-    # scaling by peak FLOP/s alone misses memory- and network-bound jobs
-    estimate = np.full(len(attempts), np.nan)
-    source = np.zeros(len(attempts), dtype=np.int64)
-    candidates = (job_same_log, model_same, np.log(job_scaled), model_any)
-    for level, candidate in enumerate(candidates, start=1):
-        use = np.isnan(estimate) & ~np.isnan(candidate)
-        estimate[use] = candidate[use]
-        source[use] = level
-    out["history_log_throughput_estimate"] = estimate
-    out["history_estimate_source"] = source
-
-    frame = pd.DataFrame(out, index=attempts.index)
-    return frame[feature_names()]
+    return _assemble(rows, catalog, stats)
 
 
 def candidate_rows(
@@ -748,8 +1026,8 @@ def candidate_rows(
         names = [str(t) for t in hardware_types]
     if not names:
         raise ValueError("hardware_types is empty: give at least one candidate hardware type")
-    repeated = sorted({t for t in names if names.count(t) > 1})
-    if repeated:
+    if len(set(names)) < len(names):
+        repeated = sorted({t for t in names if names.count(t) > 1})
         raise ValueError(f"hardware_types repeats {repeated}; give each type once")
     n_jobs, n_types = len(jobs), len(names)
     if at is None:
@@ -759,7 +1037,10 @@ def candidate_rows(
             )
         times = jobs["submit_time"]
     elif pd.api.types.is_scalar(at):
-        times = pd.Series(pd.Timestamp(at), index=jobs.index)
+        stamp = pd.Timestamp(at)
+        # a naive time is repeated as it is; others take a Series's dtype and null check
+        naive = stamp is not pd.NaT and stamp.tz is None
+        times = stamp.asm8 if naive else pd.Series(stamp, index=jobs.index)
     else:
         values = at.to_numpy() if isinstance(at, pd.Series | pd.Index) else at
         times = pd.Series(
@@ -767,16 +1048,328 @@ def candidate_rows(
         )
         if len(times) != n_jobs:
             raise ValueError(f"at has {len(times)} timestamps for {n_jobs} jobs; give one per job")
-    if times.isna().any():
-        raise ValueError(f"the submission time is null for {int(times.isna().sum())} job(s)")
+    if isinstance(times, pd.Series) and _null(times).any():
+        raise ValueError(f"the submission time is null for {int(_null(times).sum())} job(s)")
 
     dropped = {*_OUTCOME_COLUMNS, "hardware_type", "submit_time"}
-    keep = [c for c in jobs.columns if c not in dropped and not str(c).startswith("_")]
-    repeat = np.repeat(np.arange(n_jobs), n_types)
-    rows = jobs[keep].iloc[repeat].reset_index(drop=True)
-    rows["hardware_type"] = pd.Categorical(
-        np.tile(np.array(names, dtype=object), n_jobs), categories=names
-    )
-    rows["submit_time"] = times.iloc[repeat].reset_index(drop=True)
+    keep = [c for c in jobs.columns.tolist() if c not in dropped and not str(c).startswith("_")]
     first = ["job_id", "submit_time", *LAUNCH_COLUMNS, "hardware_type"]
-    return rows[first + [c for c in rows.columns if c not in first]]
+    # column by column from the arrays: a frame-wide take and reorder costs several times more
+    order = tuple(first + [c for c in keep if c not in first])
+    repeat = np.repeat(np.arange(n_jobs), n_types)
+    arrays = []
+    for name in order:
+        if name == "hardware_type":
+            codes = np.tile(np.arange(n_types), n_jobs)
+            arrays.append(pd.Categorical.from_codes(codes, dtype=_type_dtype(tuple(names))))
+            continue
+        if name == "submit_time" and isinstance(times, np.datetime64):
+            arrays.append(np.full(len(repeat), times))
+            continue
+        series = times if name == "submit_time" else jobs[name]
+        if isinstance(series.dtype, np.dtype):
+            arrays.append(series.to_numpy()[repeat])
+        else:
+            arrays.append(series.array.take(repeat))
+    return _frame(arrays, _column_index(order), pd.RangeIndex(n_jobs * n_types))
+
+
+# Candidates come again and again with the same types and columns: build those once.
+@lru_cache(maxsize=64)
+def _type_dtype(names: tuple[str, ...]) -> pd.CategoricalDtype:
+    return pd.CategoricalDtype(list(names))
+
+
+@lru_cache(maxsize=64)
+def _column_index(names: tuple) -> pd.Index:
+    return pd.Index(list(names))
+
+
+class HistoryIndex:
+    """The history features of an attempt log, kept ready for scoring new submissions.
+
+    :func:`build_features` with ``history=log`` re-reads the whole log at every
+    call. A ``HistoryIndex`` reads it once (say, every night) and keeps, for
+    each of the five keys the history features group by (the job on a hardware
+    type, the job, the model type on a hardware type, the model type, the
+    model family on a hardware type), the count of completed attempts, the
+    sums behind the mean features and the latest attempt's values. Rows
+    submitted after the log's latest completed attempt are then described by
+    looking their keys up, in time independent of the log's length.
+
+    :meth:`features` returns exactly what ``build_features(attempts, hardware,
+    history=log)`` returns, bit for bit, for any rows: rows submitted at or
+    before :attr:`end` are described by the same as-of join over the
+    completed attempts the index keeps. :meth:`update` folds newly finished
+    attempts in.
+
+    Parameters
+    ----------
+    history : DataFrame
+        The attempt log, with the columns of :data:`HISTORY_COLUMNS`, checked
+        as :func:`build_features` checks its ``history`` (only its completed
+        rows are kept).
+    hardware : DataFrame
+        The hardware catalog; rows to describe must use its types.
+
+    Attributes
+    ----------
+    end : Timestamp or None
+        The latest ``submit_time`` of a completed (``ok``) attempt of the log
+        (None when there is none): rows submitted strictly after it are
+        answered from the kept statistics.
+    last_submit : Timestamp or None
+        The latest ``submit_time`` of any attempt of the log, whatever its
+        status (None when there is none).
+
+    Raises
+    ------
+    TypeError
+        If ``history`` or ``hardware`` is not a DataFrame.
+    SchemaError
+        With the problems :func:`build_features` names for the same log and
+        catalog.
+
+    Notes
+    -----
+    The index pickles (plain attributes) and :meth:`features` changes
+    nothing in it, so several threads may score with one index at once;
+    :meth:`update` must not run while they do.
+
+    Examples
+    --------
+    >>> from leapml.fleet import simulate
+    >>> from leapml.features import HistoryIndex, build_features, candidate_rows
+    >>> fleet = simulate("tiny", days=3, seed=0)
+    >>> index = HistoryIndex(fleet.attempts, fleet.hardware)
+    >>> rows = candidate_rows(fleet.jobs.head(2), fleet.hardware,
+    ...                       at=index.end + pd.Timedelta(minutes=5))
+    >>> X = index.features(rows)
+    >>> X.equals(build_features(rows, fleet.hardware, history=fleet.attempts))
+    True
+    """
+
+    def __init__(self, history: pd.DataFrame, hardware: pd.DataFrame):
+        _require_frame(history, "history")
+        _require_frame(hardware, "hardware")
+        validate_hardware(hardware)
+        self._catalog = _Catalog(hardware)
+        ok, columns, past = _read_history(history, self._catalog)
+        self._past = past
+        self._values: dict[str, dict] = {}
+        self._codes: dict[str, np.ndarray] = {}
+        for key, name in _KEY_COLUMNS.items():
+            codes, uniques = pd.factorize(_key_values(columns[name])[ok])
+            uniques = np.asarray(uniques, dtype=object).tolist()
+            self._values[key] = dict(zip(uniques, range(len(uniques)), strict=True))
+            self._codes[key] = codes.astype(np.int64)
+        keys = _level_keys(self._codes, past.hardware, len(self._catalog.types))
+        self._state = {
+            level: _level_state(keys[level], past, averaged, latest)
+            for level, (_, _, averaged, latest) in _LEVELS.items()
+        }
+        self._aware = getattr(columns["submit_time"].dtype, "tz", None) is not None
+        self.end = None
+        self.last_submit = None
+        self._advance(columns["submit_time"], ok)
+
+    def __repr__(self) -> str:
+        return f"HistoryIndex({len(self._past):,} completed attempts, end={self.end})"
+
+    def _advance(self, submit_time: pd.Series, ok: np.ndarray) -> None:
+        """Move :attr:`end` and :attr:`last_submit` to the latest of ``submit_time``."""
+        times = submit_time.array
+        for name, latest in (("end", times[ok].max()), ("last_submit", times.max())):
+            if not pd.isna(latest):
+                current = getattr(self, name)
+                setattr(self, name, latest if current is None else max(current, latest))
+        self._end_ns = int(self._past.ns.max()) if len(self._past) else np.iinfo(np.int64).min
+
+    def features(self, attempts: pd.DataFrame) -> pd.DataFrame:
+        """Build the feature matrix of ``attempts`` against the indexed log.
+
+        Parameters
+        ----------
+        attempts : DataFrame
+            The rows to describe, as for :func:`build_features` (usually
+            :func:`candidate_rows`).
+
+        Returns
+        -------
+        DataFrame
+            Equal, to the bit, to ``build_features(attempts, hardware,
+            history=log)`` with the log and catalog of the index (after its
+            updates).
+
+        Raises
+        ------
+        TypeError
+            If ``attempts`` is not a DataFrame.
+        SchemaError
+            As :func:`build_features` raises it: missing columns, nulls,
+            unknown precisions or hardware types, non-positive counts, or a
+            ``submit_time`` time-zone aware where the log's is naive (or the
+            reverse).
+
+        Examples
+        --------
+        >>> from leapml.fleet import simulate
+        >>> fleet = simulate("tiny", days=3, seed=0)
+        >>> index = HistoryIndex(fleet.attempts, fleet.hardware)
+        >>> rows = candidate_rows(fleet.jobs.head(1), ["H100-80GB-SXM5", "MI300X-192GB"],
+        ...                       at=index.end + pd.Timedelta(hours=1))
+        >>> X = index.features(rows)
+        >>> X[["hardware_type", "job_runs_any_hardware"]].shape
+        (2, 2)
+        """
+        _require_frame(attempts, "attempts")
+        catalog, past = self._catalog, self._past
+        rows = _Rows(attempts, catalog)
+        _check_time_zones(rows, past)
+        n_types = len(catalog.types)
+        codes = {
+            key: _value_codes(_key_values(rows.columns[name]), self._values[key])
+            for key, name in _KEY_COLUMNS.items()
+        }
+        late = rows.ns > self._end_ns
+        if late.all():
+            keys = _level_keys(codes, rows.hardware, n_types)
+            stats = {level: _looked_up(self._state[level], keys[level]) for level in _LEVELS}
+            return _assemble(rows, catalog, stats)
+        # rows at or before the end: the as-of join over the completed rows kept,
+        # with a code no kept row has for values the log lacks
+        early = ~late
+        joined = _joined(
+            _level_keys(
+                {k: np.where(c[early] >= 0, c[early], len(self._values[k])) for k, c in codes.items()},
+                rows.hardware[early],
+                n_types,
+            ),
+            rows.ns[early],
+            _level_keys(self._codes, past.hardware, n_types),
+            past,
+        )
+        keys = _level_keys({k: c[late] for k, c in codes.items()}, rows.hardware[late], n_types)
+        stats = {
+            level: _interleaved(late, _looked_up(self._state[level], keys[level]), joined[level])
+            for level in _LEVELS
+        }
+        return _assemble(rows, catalog, stats)
+
+    def update(self, new_attempts: pd.DataFrame) -> HistoryIndex:
+        """Fold newly finished attempts into the index.
+
+        Afterwards the index describes every row as a fresh
+        ``HistoryIndex(pd.concat([log, new_attempts]), hardware)`` would. Only
+        the keys the new completed attempts touch are recomputed.
+
+        Parameters
+        ----------
+        new_attempts : DataFrame
+            Attempts of any status (only ``ok`` ones are kept), checked as the
+            log is; they may be older than :attr:`end`.
+
+        Returns
+        -------
+        HistoryIndex
+            ``self``.
+
+        Raises
+        ------
+        TypeError
+            If ``new_attempts`` is not a DataFrame.
+        SchemaError
+            With the problems found in ``new_attempts``, or if their
+            ``submit_time`` is time-zone aware where the log's is naive (or
+            the reverse).
+
+        Examples
+        --------
+        >>> from leapml.fleet import simulate
+        >>> fleet = simulate("tiny", days=3, seed=0)
+        >>> log = fleet.attempts
+        >>> index = HistoryIndex(log.iloc[:-50], fleet.hardware).update(log.iloc[-50:])
+        >>> index.end == HistoryIndex(log, fleet.hardware).end
+        True
+        """
+        _require_frame(new_attempts, "new_attempts")
+        catalog = self._catalog
+        ok, columns, new = _read_history(new_attempts, catalog, "the new attempts")
+        aware = getattr(columns["submit_time"].dtype, "tz", None) is not None
+        if aware != self._aware and self.last_submit is not None and columns["submit_time"].notna().any():
+            raise SchemaError(
+                "the new attempts",
+                ["submit_time is time-zone aware in one of the log and the new attempts "
+                 "and naive in the other"],
+            )
+        if self.last_submit is None:
+            self._aware = aware
+        if len(new):
+            self._fold(new, {key: _key_values(columns[name])[ok] for key, name in _KEY_COLUMNS.items()})
+        self._advance(columns["submit_time"], ok)
+        return self
+
+    def _fold(self, new: _Past, key_values: dict) -> None:
+        """Append completed rows and recompute the statistics of the keys they touch."""
+        values, new_codes = {}, {}
+        for key, found_in in key_values.items():
+            table = self._values[key]
+            codes = _value_codes(found_in, table)
+            unseen = codes < 0
+            if unseen.any():
+                # values the log lacks get the next codes, in order of appearance
+                extra, uniques = pd.factorize(np.asarray(found_in[unseen], dtype=object))
+                uniques = np.asarray(uniques, dtype=object).tolist()
+                table = {**table, **dict(zip(uniques, range(len(table), len(table) + len(uniques)), strict=True))}
+                codes[unseen] = extra + len(self._values[key])
+            values[key], new_codes[key] = table, codes
+        past = self._past.append(new)
+        codes = {key: np.concatenate([self._codes[key], new_codes[key]]) for key in new_codes}
+        n_types = len(self._catalog.types)
+        keys = _level_keys(codes, past.hardware, n_types)
+        touched_keys = _level_keys(new_codes, new.hardware, n_types)
+        state = {}
+        for level, (_, _, averaged, latest) in _LEVELS.items():
+            touched = np.unique(touched_keys[level])
+            rows = np.flatnonzero(np.isin(keys[level], touched))
+            fresh = _level_state(keys[level][rows], past.take(rows), averaged, latest)
+            state[level] = _merged(self._state[level], ~np.isin(self._state[level]["key"], touched), fresh)
+        self._past, self._codes, self._values, self._state = past, codes, values, state
+
+
+def _key_values(series: pd.Series):
+    """A key column's values, to match by value: its Categorical, or an array of objects."""
+    if isinstance(series.dtype, pd.CategoricalDtype):
+        return series.array
+    return series.to_numpy(dtype=object)
+
+
+def _interleaved(first: np.ndarray, a: _KeyStats, b: _KeyStats) -> _KeyStats:
+    """Statistics for all rows from those of the rows where ``first`` holds (``a``) and the others."""
+
+    def put(x, y):
+        out = np.empty(len(first), dtype=np.result_type(x, y))
+        out[first], out[~first] = x, y
+        return out
+
+    return _KeyStats(
+        put(a.count, b.count),
+        {name: put(a.means[name], b.means[name]) for name in a.means},
+        {name: put(a.last[name], b.last[name]) for name in a.last},
+    )
+
+
+def _merged(old: dict, keep: np.ndarray, fresh: dict) -> dict:
+    """A level state: the kept entries of ``old`` and all of ``fresh``, sorted by key."""
+    key = np.concatenate([old["key"][keep], fresh["key"]])
+    order = np.argsort(key, kind="stable")
+
+    def join(a, b):
+        return np.concatenate([a[keep], b])[order]
+
+    return {
+        "key": key[order],
+        "count": join(old["count"], fresh["count"]),
+        "sum": {name: join(old["sum"][name], fresh["sum"][name]) for name in old["sum"]},
+        "last": {name: join(old["last"][name], fresh["last"][name]) for name in old["last"]},
+    }

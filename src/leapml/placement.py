@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 from sklearn.base import clone
 
-from .features import build_features, candidate_rows
+from .features import HistoryIndex, build_features, candidate_rows
 from .ranking import rank_candidates
 from .schema import validate_attempts, validate_hardware
 
@@ -93,7 +93,7 @@ def predict_candidates(
     jobs: pd.DataFrame,
     hardware: pd.DataFrame,
     *,
-    history: pd.DataFrame,
+    history: pd.DataFrame | HistoryIndex,
     at=None,
     hardware_types=None,
 ) -> pd.DataFrame:
@@ -108,11 +108,15 @@ def predict_candidates(
         (:data:`leapml.schema.LAUNCH_COLUMNS`), optionally ``submit_time``.
     hardware : DataFrame
         The hardware catalog.
-    history : DataFrame
-        The attempt log to read earlier runs from.
+    history : DataFrame or HistoryIndex
+        The attempt log to read earlier runs from, or a
+        :class:`~leapml.features.HistoryIndex` of it built with the same
+        catalog (the same features, without re-reading the log: the way to
+        score submissions one at a time).
     at : timestamp, optional
         Submission time of every job when ``jobs`` has no ``submit_time``;
-        defaults to just after the last attempt of ``history``.
+        defaults to just after the last attempt of ``history`` (its
+        ``last_submit`` for an index).
     hardware_types : list of str, optional
         Candidates; defaults to every type in the catalog introduced by then.
 
@@ -133,19 +137,33 @@ def predict_candidates(
     ...                          history=fleet.attempts, hardware_types=["H100-80GB-SXM5", "MI300X-192GB"])
     >>> out[["job_id", "hardware_type"]].shape
     (4, 2)
+
+    With an index of the log, built once, the predictions are the same:
+
+    >>> from leapml.features import HistoryIndex
+    >>> index = HistoryIndex(fleet.attempts, fleet.hardware)
+    >>> again = predict_candidates(model, fleet.jobs.head(2), fleet.hardware, history=index,
+    ...                            hardware_types=["H100-80GB-SXM5", "MI300X-192GB"])
+    >>> again.equals(out)
+    True
     """
     if isinstance(jobs, pd.DataFrame) and len(jobs) == 0:
         raise ValueError("jobs is empty: give at least one submission to score")
+    indexed = isinstance(history, HistoryIndex)
     if at is None:
         if "submit_time" in jobs:
             at = jobs["submit_time"]
         else:
-            at = history["submit_time"].max() + pd.Timedelta(seconds=1)
+            latest = history.last_submit if indexed else history["submit_time"].max()
+            at = pd.Timestamp(latest) + pd.Timedelta(seconds=1)
     if hardware_types is None:
         latest = pd.Series(at).max() if not np.isscalar(at) else pd.Timestamp(at)
         hardware_types = hardware.loc[hardware["introduced"] <= latest, "hardware_type"].astype(str).tolist()
     candidates = candidate_rows(jobs, list(hardware_types), at=at)
-    X = build_features(candidates, hardware, history=same_families(history, candidates))
+    if indexed:
+        X = history.features(candidates)
+    else:
+        X = build_features(candidates, hardware, history=same_families(history, candidates))
     out = candidates[["job_id", "hardware_type", "trainer_count"]].copy()
     out["hardware_type"] = out["hardware_type"].astype(str)
     out["predicted_throughput"] = np.asarray(model.predict(X), dtype=float)
@@ -179,7 +197,7 @@ def place(
     jobs: pd.DataFrame,
     hardware: pd.DataFrame,
     *,
-    history: pd.DataFrame,
+    history: pd.DataFrame | HistoryIndex,
     at=None,
     hardware_types=None,
     top_k: int | None = None,
@@ -188,6 +206,8 @@ def place(
 
     :func:`predict_candidates` followed by :func:`~leapml.rank_candidates`
     with the catalog's cost per device-hour (times the job's trainer count).
+    ``history`` is the attempt log or a :class:`~leapml.features.HistoryIndex`
+    of it, as for :func:`predict_candidates`.
 
     Returns
     -------
