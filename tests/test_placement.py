@@ -89,3 +89,32 @@ def test_candidates_read_the_same_features_from_their_families_alone(tiny_fleet,
     full = build_features(rows, tiny_fleet.hardware, history=tiny_fleet.attempts)
     np.testing.assert_array_equal(out["predicted_throughput"].to_numpy(), model.predict(full))
     assert tiny_fleet.attempts["model_family"].nunique() > jobs["model_family"].nunique()
+
+
+def test_a_history_index_gives_the_same_predictions_and_ranking(tiny_fleet, model):
+    from leapml.features import HistoryIndex
+
+    attempts, hardware = tiny_fleet.attempts, tiny_fleet.hardware
+    index = HistoryIndex(attempts, hardware)
+    jobs = _jobs(tiny_fleet, 5)
+    at = attempts["submit_time"].max() + pd.Timedelta(minutes=5)
+    # after the log, within it (the index joins there), and at the default time
+    for when in (at, attempts["submit_time"].iloc[len(attempts) // 2], None):
+        by_log = predict_candidates(model, jobs, hardware, history=attempts, at=when)
+        by_index = predict_candidates(model, jobs, hardware, history=index, at=when)
+        pd.testing.assert_frame_equal(by_index, by_log, check_exact=True)
+    assert by_log["predicted_throughput"].nunique() > 1
+    pd.testing.assert_frame_equal(
+        place(model, jobs, hardware, history=index, top_k=3),
+        place(model, jobs, hardware, history=attempts, top_k=3),
+        check_exact=True,
+    )
+    # the default time follows the log's latest attempt, even a failed one
+    failed_last = attempts.assign(status=attempts["status"].astype(str))
+    latest = failed_last["submit_time"].idxmax()
+    failed_last.loc[latest, ["status", "throughput"]] = ["failed", np.nan]
+    pd.testing.assert_frame_equal(
+        predict_candidates(model, jobs, hardware, history=HistoryIndex(failed_last, hardware)),
+        predict_candidates(model, jobs, hardware, history=failed_last),
+        check_exact=True,
+    )
