@@ -663,52 +663,42 @@ def _joined(
 def _level_state(key: np.ndarray, past: _Past, averaged, latest) -> dict:
     """Each key's statistics over all its rows: what a row submitted after them all reads.
 
-    The rows of a key are summed in the order the as-of join sums them (time,
-    then history order), so means agree to the bit.
+    ``key`` holds the keys, sorted; every other array has one entry more, last:
+    what a key absent from the log reads (no row: count 0, NaN, hardware -1),
+    so that lookups need no masking. The rows of a key are summed in the order
+    the as-of join sums them (time, then history order): the means agree to the bit.
     """
-    if len(key) == 0:
-        return {
-            "key": np.zeros(0, dtype=np.int64),
-            "count": np.zeros(0, dtype=np.int64),
-            "sum": {name: np.zeros(0) for name in averaged},
-            "last": {name: np.zeros(0, np.int64 if name == "hardware" else float) for name in latest},
-        }
-    order = np.lexsort((past.ns, key))
-    sorted_key = key[order]
-    ends = np.flatnonzero(np.append(sorted_key[1:] != sorted_key[:-1], True))
+    if len(key):
+        order = np.lexsort((past.ns, key))
+        sorted_key = key[order]
+        ends = np.flatnonzero(np.append(sorted_key[1:] != sorted_key[:-1], True))
+    else:
+        order = sorted_key = ends = np.zeros(0, dtype=np.int64)
     last = order[ends]
-    return {
-        "key": sorted_key[ends],
-        "count": np.diff(ends, prepend=-1).astype(np.int64),
-        "sum": {
-            name: _running_sums(getattr(past, name)[order], sorted_key)[ends] for name in averaged
-        },
-        "last": {
-            name: getattr(past, name)[last] if name == "hardware" else getattr(past, name)[last].astype(float)
-            for name in latest
-        },
+    sums = {
+        name: np.append(_running_sums(getattr(past, name)[order], sorted_key)[ends], np.nan)
+        for name in averaged
     }
+    values = {
+        name: np.append(past.hardware[last], -1)
+        if name == "hardware"
+        else np.append(getattr(past, name)[last].astype(float), np.nan)
+        for name in latest
+    }
+    count = np.append(np.diff(ends, prepend=-1), 0).astype(np.int64)
+    return {"key": sorted_key[ends], "count": count, "sum": sums, "last": values}
 
 
 def _looked_up(state: dict, key: np.ndarray) -> _KeyStats:
     """The statistics of a :func:`_level_state` for rows submitted after every history row."""
     keys = state["key"]
-    if len(keys) == 0:
-        # what the as-of join gives against an empty history
-        nothing = np.full(len(key), np.nan)
-        last = {n: np.full(len(key), -1) if n == "hardware" else nothing for n in state["last"]}
-        return _KeyStats(np.zeros(len(key), dtype=np.int64), dict.fromkeys(state["sum"], nothing), last)
-    position = np.minimum(np.searchsorted(keys, key), len(keys) - 1)
-    hit = keys[position] == key
-    count = np.where(hit, state["count"][position], 0)
-    means = {
-        name: np.where(hit, sums[position] / np.maximum(count, 1), np.nan)
-        for name, sums in state["sum"].items()
-    }
-    last = {
-        name: np.where(hit, values[position], -1 if name == "hardware" else np.nan)
-        for name, values in state["last"].items()
-    }
+    position = np.searchsorted(keys, key)
+    if len(keys):
+        found = keys[np.minimum(position, len(keys) - 1)] == key
+        position = np.where(found, position, len(keys))
+    count = state["count"][position]
+    means = {name: sums[position] / np.maximum(count, 1) for name, sums in state["sum"].items()}
+    last = {name: values[position] for name, values in state["last"].items()}
     return _KeyStats(count, means, last)
 
 
@@ -725,12 +715,10 @@ def _assemble(rows: _Rows, catalog: _Catalog, stats: dict[str, _KeyStats]) -> pd
     out: dict[str, object] = {
         "model_type": _as_category(columns["model_type"]),
         "model_family": _as_category(columns["model_family"]),
-        "precision": pd.Categorical.from_codes(precision_code, dtype=_PRECISION_DTYPE),
+        "precision": _categorical(precision_code, _PRECISION_DTYPE),
         "parallelism": _as_category(columns["parallelism"]),
-        "hardware_type": pd.Categorical.from_codes(hardware_code, dtype=catalog.dtype),
-        "vendor": pd.Categorical.from_codes(
-            catalog.vendor_code[hardware_code], dtype=catalog.vendor_dtype
-        ),
+        "hardware_type": _categorical(hardware_code, catalog.dtype),
+        "vendor": _categorical(catalog.vendor_code[hardware_code], catalog.vendor_dtype),
         "trainer_count": columns["trainer_count"].to_numpy(dtype=np.int64),
         "batch_size": columns["batch_size"].to_numpy(dtype=np.int64),
         "seq_len": seq_len,
@@ -777,7 +765,7 @@ def _assemble(rows: _Rows, catalog: _Catalog, stats: dict[str, _KeyStats]) -> pd
     out["job_last_throughput_per_trainer_any_hardware"] = last_per_trainer
     out["job_mean_log_throughput_any_hardware"] = anywhere.means["log"]
     out["job_days_since_last_run_any_hardware"] = (query_ns - anywhere.last["ns"]) / _DAY_NS
-    out["job_last_hardware_type"] = pd.Categorical.from_codes(last_hardware, dtype=catalog.dtype)
+    out["job_last_hardware_type"] = _categorical(last_hardware, catalog.dtype)
     out["job_last_hardware_peak_tflops"] = last_peak
     out["log_peak_tflops_ratio_to_last_hardware"] = np.log(peak) - np.log(last_peak)
     out["log_memory_bw_ratio_to_last_hardware"] = np.log(specs["memory_bw_gbps"]) - np.log(
@@ -820,6 +808,11 @@ def _assemble(rows: _Rows, catalog: _Catalog, stats: dict[str, _KeyStats]) -> pd
     out["history_estimate_source"] = source
 
     return _frame([out[name] for name in _FEATURE_NAMES], _FEATURE_INDEX, rows.index)
+
+
+def _categorical(codes: np.ndarray, dtype: pd.CategoricalDtype) -> pd.Categorical:
+    """A categorical of codes checked already (-1 or a category's position)."""
+    return pd.Categorical.from_codes(codes, dtype=dtype, validate=False)
 
 
 def _frame(arrays: list, columns: pd.Index, index: pd.Index) -> pd.DataFrame:
@@ -1061,7 +1054,7 @@ def candidate_rows(
     for name in order:
         if name == "hardware_type":
             codes = np.tile(np.arange(n_types), n_jobs)
-            arrays.append(pd.Categorical.from_codes(codes, dtype=_type_dtype(tuple(names))))
+            arrays.append(_categorical(codes, _type_dtype(tuple(names))))
             continue
         if name == "submit_time" and isinstance(times, np.datetime64):
             arrays.append(np.full(len(repeat), times))
@@ -1365,7 +1358,8 @@ def _merged(old: dict, keep: np.ndarray, fresh: dict) -> dict:
     order = np.argsort(key, kind="stable")
 
     def join(a, b):
-        return np.concatenate([a[keep], b])[order]
+        # each side without its entry for absent keys, then one such entry again
+        return np.append(np.concatenate([a[:-1][keep], b[:-1]])[order], a[-1:])
 
     return {
         "key": key[order],
