@@ -113,16 +113,24 @@ def test_rows_at_and_before_the_end(tiny_fleet, fleet_index):
     jobs = tiny_fleet.jobs.head(6)
     times = log["submit_time"].sort_values()
     # exactly at the end, at a log row's time, between rows, before the log
-    for at in (fleet_index.end, times.iloc[len(times) // 2], times.iloc[100] + MINUTE,
-               times.iloc[0] - MINUTE):
+    for at in (
+        fleet_index.end,
+        times.iloc[len(times) // 2],
+        times.iloc[100] + MINUTE,
+        times.iloc[0] - MINUTE,
+    ):
         assert_same_features(fleet_index, candidate_rows(jobs, hardware, at=at), hardware, log)
 
 
 def test_rows_before_and_after_the_end_together(tiny_fleet, fleet_index):
     log, hardware = tiny_fleet.attempts, tiny_fleet.hardware
     jobs = tiny_fleet.jobs.head(8)
-    at = [fleet_index.end + MINUTE, fleet_index.end, log["submit_time"].iloc[500],
-          fleet_index.end + pd.Timedelta(days=2)] * 2
+    at = [
+        fleet_index.end + MINUTE,
+        fleet_index.end,
+        log["submit_time"].iloc[500],
+        fleet_index.end + pd.Timedelta(days=2),
+    ] * 2
     rows = candidate_rows(jobs, hardware, at=at)
     X = assert_same_features(fleet_index, rows, hardware, log)
     late = (rows["submit_time"] > fleet_index.end).to_numpy()
@@ -187,10 +195,12 @@ def test_int_job_ids_and_categorical_query_ids():
         X = assert_same_features(index, rows, catalog, log)
     # ids as text never match integer ids, in both paths alike
     assert (X["job_runs_any_hardware"] == 0).all()
-    string_model = candidate_rows(jobs.assign(model_type=jobs["model_type"].astype(str)), catalog,
-                                  at=at)
-    assert (assert_same_features(index, string_model, catalog, log)
-            ["model_type_runs_any_hardware"] > 0).all()
+    string_model = candidate_rows(
+        jobs.assign(model_type=jobs["model_type"].astype(str)), catalog, at=at
+    )
+    assert (
+        assert_same_features(index, string_model, catalog, log)["model_type_runs_any_hardware"] > 0
+    ).all()
 
 
 def test_empty_history_and_history_without_completed_rows():
@@ -218,8 +228,9 @@ def _assert_same_index(updated: HistoryIndex, fresh: HistoryIndex, catalog, log,
     times = [fresh.end + MINUTE, fresh.end, log["submit_time"].iloc[len(log) // 3]]
     for at in times:
         rows = candidate_rows(jobs, catalog, at=at)
-        pd.testing.assert_frame_equal(updated.features(rows), fresh.features(rows),
-                                      check_exact=True)
+        pd.testing.assert_frame_equal(
+            updated.features(rows), fresh.features(rows), check_exact=True
+        )
         assert_same_features(updated, rows, catalog, log)
 
 
@@ -257,7 +268,8 @@ def test_update_with_no_completed_rows_moves_only_last_submit():
     log = make_log(9, 100)
     index = HistoryIndex(log, catalog)
     later = log.iloc[:3].assign(
-        status=pd.Categorical(["oom"] * 3), throughput=np.nan,
+        status=pd.Categorical(["oom"] * 3),
+        throughput=np.nan,
         submit_time=index.end + pd.Timedelta(hours=1),
     )
     rows = candidate_rows(_launch(log.iloc[:4]), catalog, at=index.end + pd.Timedelta(hours=2))
@@ -320,8 +332,9 @@ BAD_QUERIES = {
 def test_bad_queries_get_the_build_features_message(problem):
     catalog, log = make_catalog(), make_log(11, 80)
     index = HistoryIndex(log, catalog)
-    rows = BAD_QUERIES[problem](candidate_rows(_launch(log.iloc[:3]), catalog,
-                                               at=index.end + MINUTE))
+    rows = BAD_QUERIES[problem](
+        candidate_rows(_launch(log.iloc[:3]), catalog, at=index.end + MINUTE)
+    )
     message = _messages(lambda: index.features(rows))
     assert message == _messages(lambda: build_features(rows, catalog, history=log))
     assert message.startswith("the attempts to describe does not follow the schema")
@@ -368,8 +381,9 @@ def test_pickle_round_trip(tiny_fleet, fleet_index):
     assert copy.end == fleet_index.end and copy is not fleet_index
     for at in (fleet_index.end + MINUTE, log["submit_time"].iloc[1000]):
         rows = candidate_rows(tiny_fleet.jobs.head(10), hardware, at=at)
-        pd.testing.assert_frame_equal(copy.features(rows), fleet_index.features(rows),
-                                      check_exact=True)
+        pd.testing.assert_frame_equal(
+            copy.features(rows), fleet_index.features(rows), check_exact=True
+        )
     # a copy updates on its own
     later = log.iloc[-20:].assign(submit_time=fleet_index.end + pd.Timedelta(hours=1))
     copy.update(later)
@@ -380,8 +394,10 @@ def test_threads_share_one_index_and_change_nothing(tiny_fleet, fleet_index):
     hardware = tiny_fleet.hardware
     before = pickle.dumps(fleet_index)
     times = [fleet_index.end + MINUTE, tiny_fleet.attempts["submit_time"].iloc[800]]
-    queries = [candidate_rows(tiny_fleet.jobs.iloc[i : i + 3], hardware, at=times[i % 2])
-               for i in range(16)]
+    queries = [
+        candidate_rows(tiny_fleet.jobs.iloc[i : i + 3], hardware, at=times[i % 2])
+        for i in range(16)
+    ]
     expected = [fleet_index.features(rows) for rows in queries]
     with ThreadPoolExecutor(max_workers=4) as pool:
         got = list(pool.map(fleet_index.features, queries * 3))
@@ -403,13 +419,15 @@ def test_threads_share_one_index_and_change_nothing(tiny_fleet, fleet_index):
     split=st.floats(0.0, 1.0),
     query_minutes=st.lists(st.integers(-40, 400), min_size=1, max_size=4),
 )
-def test_index_matches_build_features_on_random_logs(seed, n_attempts, n_times, split,
-                                                      query_minutes):
+def test_index_matches_build_features_on_random_logs(
+    seed, n_attempts, n_times, split, query_minutes
+):
     catalog = make_catalog(3)
     log = make_log(seed, n_attempts, n_jobs=5, n_times=n_times, n_types=3)
     jobs = make_log(seed + 1, len(query_minutes), n_jobs=6, n_times=1, n_types=3)
-    rows = candidate_rows(_launch(jobs), catalog,
-                          at=START + pd.to_timedelta(query_minutes, unit="min"))
+    rows = candidate_rows(
+        _launch(jobs), catalog, at=START + pd.to_timedelta(query_minutes, unit="min")
+    )
     cut = int(split * n_attempts)
     index = HistoryIndex(log.iloc[:cut], catalog).update(log.iloc[cut:])
     assert_same_features(index, rows, catalog, log)

@@ -169,7 +169,6 @@ def feature_names() -> list[str]:
     return [name for group in FEATURE_GROUPS.values() for name in group]
 
 
-
 _FEATURE_NAMES = tuple(feature_names())
 _FEATURE_INDEX = pd.Index(_FEATURE_NAMES)
 
@@ -215,7 +214,11 @@ def _text_codes(series: pd.Series, codes: dict[str, int]) -> np.ndarray:
         # map the few categories once instead of every row; code -1 (null) picks the appended -1
         mapping = [codes.get(str(c), -1) for c in values.categories.tolist()]
         return np.array([*mapping, -1], dtype=np.int64)[values.codes]
-    if len(values) > _FEW_ROWS and pd.api.types.is_string_dtype(series.dtype) and series.dtype != object:
+    if (
+        len(values) > _FEW_ROWS
+        and pd.api.types.is_string_dtype(series.dtype)
+        and series.dtype != object
+    ):
         # text already: look the distinct values up once
         found, uniques = pd.factorize(values)
         mapping = [codes.get(u, -1) for u in uniques]
@@ -1234,7 +1237,10 @@ class HistoryIndex:
         early = ~late
         joined = _joined(
             _level_keys(
-                {k: np.where(c[early] >= 0, c[early], len(self._values[k])) for k, c in codes.items()},
+                {
+                    k: np.where(c[early] >= 0, c[early], len(self._values[k]))
+                    for k, c in codes.items()
+                },
                 rows.hardware[early],
                 n_types,
             ),
@@ -1289,16 +1295,24 @@ class HistoryIndex:
         catalog = self._catalog
         ok, columns, new = _read_history(new_attempts, catalog, "the new attempts")
         aware = getattr(columns["submit_time"].dtype, "tz", None) is not None
-        if aware != self._aware and self.last_submit is not None and columns["submit_time"].notna().any():
+        if (
+            aware != self._aware
+            and self.last_submit is not None
+            and columns["submit_time"].notna().any()
+        ):
             raise SchemaError(
                 "the new attempts",
-                ["submit_time is time-zone aware in one of the log and the new attempts "
-                 "and naive in the other"],
+                [
+                    "submit_time is time-zone aware in one of the log and the new attempts "
+                    "and naive in the other"
+                ],
             )
         if self.last_submit is None:
             self._aware = aware
         if len(new):
-            self._fold(new, {key: _key_values(columns[name])[ok] for key, name in _KEY_COLUMNS.items()})
+            self._fold(
+                new, {key: _key_values(columns[name])[ok] for key, name in _KEY_COLUMNS.items()}
+            )
         self._advance(columns["submit_time"], ok)
         return self
 
@@ -1313,7 +1327,10 @@ class HistoryIndex:
                 # values the log lacks get the next codes, in order of appearance
                 extra, uniques = pd.factorize(np.asarray(found_in[unseen], dtype=object))
                 uniques = np.asarray(uniques, dtype=object).tolist()
-                table = {**table, **dict(zip(uniques, range(len(table), len(table) + len(uniques)), strict=True))}
+                table = {
+                    **table,
+                    **dict(zip(uniques, range(len(table), len(table) + len(uniques)), strict=True)),
+                }
                 codes[unseen] = extra + len(self._values[key])
             values[key], new_codes[key] = table, codes
         past = self._past.append(new)
@@ -1326,7 +1343,9 @@ class HistoryIndex:
             touched = np.unique(touched_keys[level])
             rows = np.flatnonzero(np.isin(keys[level], touched))
             fresh = _level_state(keys[level][rows], past.take(rows), averaged, latest)
-            state[level] = _merged(self._state[level], ~np.isin(self._state[level]["key"], touched), fresh)
+            state[level] = _merged(
+                self._state[level], ~np.isin(self._state[level]["key"], touched), fresh
+            )
         self._past, self._codes, self._values, self._state = past, codes, values, state
 
 
