@@ -207,6 +207,28 @@ def test_lean_predict_path_encodes_like_the_full_validation(synthetic):
     assert np.isnan(lean[:2, X.columns.get_loc("hardware_type")]).all()
 
 
+def test_lean_predict_path_reuses_a_dtypes_codes_only_for_that_very_dtype(synthetic):
+    import pandas as pd
+
+    X, y = synthetic
+    model = small().fit(X, y)
+    column = X.columns.get_loc("hardware_type")
+    seen = list(X["hardware_type"].cat.categories)
+    shared = pd.CategoricalDtype(seen + ["never-seen"])
+    reordered = pd.CategoricalDtype(["never-seen", *seen[::-1]])
+    for dtype in (shared, shared, reordered, shared):
+        # the same rows under dtypes with other code orders, and a fresh row mix
+        frame = X.sample(20, random_state=len(dtype.categories)).copy()
+        frame["precision"] = frame["precision"].astype("category")
+        frame["hardware_type"] = frame["hardware_type"].astype(str).astype(dtype)
+        frame.iloc[0, column] = "never-seen"
+        lean = model._lean_encode(frame)
+        np.testing.assert_array_equal(lean, model._encode(frame, reset=False))
+        assert np.isnan(lean[0, column])
+    # a frame whose columns repeat a name goes through the full validation
+    assert model._lean_encode(X.head(3).rename(columns={X.columns[1]: X.columns[0]})) is None
+
+
 def test_lean_predict_path_leaves_unusual_input_to_the_full_validation(synthetic):
     X, y = synthetic
     model = small().fit(X, y)

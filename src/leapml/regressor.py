@@ -270,25 +270,42 @@ class LeapRegressor(RegressorMixin, BaseEstimator):
             # built lazily for models restored by leapml.io.load
             state = _lean_state(self.categories_, names)
             self.__dict__["_lean_state"] = state
-        _, name_list, numeric, lookups = state
-        if X.columns.tolist() != name_list:
+        _, name_list, numeric, lookups, tables = state
+        if X.columns.tolist() != name_list or not X.columns.is_unique:
             return None
         dtypes = X.dtypes.tolist()
         if any(dtypes[j].kind not in "iuf" for j in numeric):
             return None
         out = np.empty(X.shape, dtype=np.float64)
-        # all numeric columns in one conversion: per-column access costs more
-        out[:, numeric] = X.iloc[:, numeric].to_numpy(dtype=np.float64, na_value=np.nan)
+        # all numeric columns in one conversion (take builds the sub-frame
+        # several times faster than iloc); per-column access costs more
+        out[:, numeric] = X.take(numeric, axis=1).to_numpy(dtype=np.float64, na_value=np.nan)
         for j, lookup in lookups.items():
             dtype = dtypes[j]
             if not isinstance(dtype, pd.CategoricalDtype):
                 return None
-            codes = X.iloc[:, j].array.codes
+            # by name: half the cost of iloc on one column (names are unique here)
+            codes = X[name_list[j]].array.codes
+            cached = tables.get(j)
+            if cached is not None and cached[0] is dtype:
+                # the same dtype object as last call (a catalog's types, say)
+                out[:, j] = cached[1][codes]
+                continue
+            categories = dtype.categories
+            if len(categories) <= _SMALL_DTYPE:
+                # code -1 (missing) reads the trailing NaN
+                table = np.array([lookup.get(c, np.nan)
+                                  for c in categories.to_numpy(dtype=object).tolist()]
+                                 + [np.nan], dtype=np.float64)
+                tables[j] = (dtype, table)
+                out[:, j] = table[codes]
+                continue
             # translate only the categories these rows use: cheap for a few rows
             used, inverse = np.unique(codes, return_inverse=True)
-            categories = dtype.categories
-            mapped = np.array([np.nan if u < 0 else lookup.get(categories[u], np.nan)
-                               for u in used.tolist()], dtype=np.float64)
+            names = categories.to_numpy(dtype=object)[np.maximum(used, 0)].tolist()
+            mapped = np.array([np.nan if u < 0 else lookup.get(name, np.nan)
+                               for u, name in zip(used.tolist(), names, strict=True)],
+                              dtype=np.float64)
             out[:, j] = mapped[inverse]
         if np.isinf(out).any():
             return None
@@ -513,12 +530,23 @@ def _ordinal_router(regressor, n_estimators):
     return router
 
 
+#: Categorical dtypes with at most this many categories get a whole code table
+#: at predict time (cached by dtype identity); larger ones translate only the
+#: categories the rows use.
+_SMALL_DTYPE = 256
+
+
 def _lean_state(categories, names):
-    """What ``_lean_encode`` reuses across calls: names, numeric columns, category codes."""
+    """What ``_lean_encode`` reuses across calls: names, numeric columns, category codes.
+
+    The last item caches, per categorical column, the code table of the
+    last small categorical dtype seen, reused when the next frame carries
+    that very dtype object.
+    """
     numeric = [j for j, c in enumerate(categories) if c is None]
     lookups = {j: {value: float(code) for code, value in enumerate(c)}
                for j, c in enumerate(categories) if c is not None}
-    return categories, [str(name) for name in names], numeric, lookups
+    return categories, [str(name) for name in names], numeric, lookups, {}
 
 
 def _canonical_order(X, y, sample_weight):
