@@ -1033,10 +1033,7 @@ def candidate_rows(
             )
         times = jobs["submit_time"]
     elif pd.api.types.is_scalar(at):
-        stamp = pd.Timestamp(at)
-        # a naive time is repeated as it is; others take a Series's dtype and null check
-        naive = stamp is not pd.NaT and stamp.tz is None
-        times = stamp.asm8 if naive else pd.Series(stamp, index=jobs.index)
+        times = pd.Series(pd.Timestamp(at), index=jobs.index)
     else:
         values = at.to_numpy() if isinstance(at, pd.Series | pd.Index) else at
         times = pd.Series(
@@ -1044,8 +1041,9 @@ def candidate_rows(
         )
         if len(times) != n_jobs:
             raise ValueError(f"at has {len(times)} timestamps for {n_jobs} jobs; give one per job")
-    if isinstance(times, pd.Series) and _null(times).any():
-        raise ValueError(f"the submission time is null for {int(_null(times).sum())} job(s)")
+    null = _null(times)
+    if null.any():
+        raise ValueError(f"the submission time is null for {int(null.sum())} job(s)")
 
     dropped = {*_OUTCOME_COLUMNS, "hardware_type", "submit_time"}
     keep = [c for c in jobs.columns.tolist() if c not in dropped and not str(c).startswith("_")]
@@ -1059,13 +1057,11 @@ def candidate_rows(
             codes = np.tile(np.arange(n_types), n_jobs)
             arrays.append(_categorical(codes, _type_dtype(tuple(names))))
             continue
-        if name == "submit_time" and isinstance(times, np.datetime64):
-            arrays.append(np.full(len(repeat), times))
-            continue
         series = times if name == "submit_time" else jobs[name]
-        if isinstance(series.dtype, np.dtype):
+        dtype = series.dtype
+        if isinstance(dtype, np.dtype) and dtype.kind in "biufcO":  # NumPy numbers, objects
             arrays.append(series.to_numpy()[repeat])
-        else:
+        else:  # extension arrays, and timestamps (their array skips re-inferring a NumPy one)
             arrays.append(series.array.take(repeat))
     return _frame(arrays, _column_index(order), pd.RangeIndex(n_jobs * n_types))
 
