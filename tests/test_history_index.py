@@ -267,8 +267,9 @@ def test_update_with_no_completed_rows_moves_only_last_submit():
     catalog = make_catalog()
     log = make_log(9, 100)
     index = HistoryIndex(log, catalog)
+    # a status the schema does not list counts as not completed, like any other
     later = log.iloc[:3].assign(
-        status=pd.Categorical(["oom"] * 3),
+        status=["oom", "failed", "cancelled"],
         throughput=np.nan,
         submit_time=index.end + pd.Timedelta(hours=1),
     )
