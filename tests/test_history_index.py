@@ -450,3 +450,11 @@ def test_the_features_page_example_runs(tmp_path, monkeypatch):
     for code in blocks:
         exec(compile(code, "docs/features.md", "exec"), namespace)
     assert namespace["X"].equals(namespace["X_again"])
+
+
+def test_frames_share_no_columns_object(tiny_fleet, fleet_index):
+    rows = candidate_rows(tiny_fleet.jobs.head(1), tiny_fleet.hardware, at=fleet_index.end)
+    X = fleet_index.features(rows)
+    X.columns.name, rows.columns.name = "feature", "column"
+    again = candidate_rows(tiny_fleet.jobs.head(1), tiny_fleet.hardware, at=fleet_index.end)
+    assert again.columns.name is None and fleet_index.features(again).columns.name is None

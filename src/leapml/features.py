@@ -835,7 +835,8 @@ def _frame(arrays: list, columns: pd.Index, index: pd.Index) -> pd.DataFrame:
     for positions in grouped.values():
         # stacking copies: no column shares memory with an input or another column
         blocks.append((np.stack([arrays[p] for p in positions]), np.array(positions)))
-    return _from_blocks(blocks, index=index, columns=columns)
+    # a frame of its own: renaming one frame's columns must not rename the next one's
+    return _from_blocks(blocks, index=index, columns=columns.copy())
 
 
 # ----------------------------------------------------------------------------
