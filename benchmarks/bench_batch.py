@@ -2,11 +2,25 @@
 
 Simulates ``days=31`` of a preset and scores every job submitted on day 31,
 each at its own submit time, on every hardware type of the catalog, against
-the log before that day, with a default ``LeapRegressor`` fitted on a sample
-of the 30-day window (as in ``bench_submission.py``). Stages, each timed on
-the whole batch: ``candidate_rows`` + ``build_features``, ``predict`` and
-``rank_candidates``. The reference, timed in the same run on the same rows,
-is one ``Booster.predict`` of a single 100-tree LightGBM regressor.
+the log before that day, with ``LeapRegressor`` models fitted on a sample of
+the 30-day window (as in ``bench_submission.py``): one per router
+(``--routers``; ``multiclass`` is the default model, ``ordinal`` has
+``router="ordinal"``). Stages, each timed on the whole batch:
+
+``features``
+    ``candidate_rows`` + ``build_features(..., history=log)``.
+``features (index)``
+    ``candidate_rows`` + ``HistoryIndex.features``, the index built once
+    beforehand from the same log (its build time is printed apart); the
+    frames are checked equal.
+``predict (<router>)``
+    ``LeapRegressor.predict`` of each model.
+``rank``
+    ``rank_candidates`` with the catalog's cost.
+
+``total (<router>)`` adds ``features (index)``, that model's ``predict`` and
+``rank``. The reference, timed in the same run on the same rows, is one
+``Booster.predict`` of a single 100-tree LightGBM regressor.
 
 Run::
 
@@ -20,10 +34,11 @@ import argparse
 import json
 import time
 
+import pandas as pd
 from bench_nightly import RESULTS, machine, night
-from bench_submission import fitted_model
+from bench_submission import fitted_models
 
-from leapml.features import build_features, candidate_rows
+from leapml.features import HistoryIndex, build_features, candidate_rows
 from leapml.ranking import rank_candidates
 from leapml.schema import LAUNCH_COLUMNS
 
@@ -34,12 +49,14 @@ def main(argv=None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--fit-rows", type=int, default=60_000)
+    parser.add_argument("--routers", default="multiclass,ordinal")
     args = parser.parse_args(argv)
+    routers = [r.strip() for r in args.routers.split(",") if r.strip()]
 
     fleet, attempts, train, _ = night(args.preset, args.seed)
     hardware = fleet.hardware
-    model, reference = fitted_model(attempts, hardware, train, args.fit_rows, args.threads,
-                                    args.seed)
+    models, reference = fitted_models(attempts, hardware, train, args.fit_rows, args.threads,
+                                      args.seed, routers)
     last_day = attempts["submit_time"].max().floor("D")
     history = attempts[attempts["submit_time"] < last_day]
     jobs = (attempts[attempts["submit_time"] >= last_day].drop_duplicates("job_id")
@@ -50,24 +67,37 @@ def main(argv=None) -> int:
     seconds = {}
     started = time.perf_counter()
     rows = candidate_rows(jobs, types)
-    X = build_features(rows, hardware, history=history)
+    X_full = build_features(rows, hardware, history=history)
     seconds["features"] = time.perf_counter() - started
     started = time.perf_counter()
-    predicted = model.predict(X)
-    seconds["predict"] = time.perf_counter() - started
+    index = HistoryIndex(history, hardware)
+    index_build_s = time.perf_counter() - started
+    started = time.perf_counter()
+    rows = candidate_rows(jobs, types)
+    X = index.features(rows)
+    seconds["features (index)"] = time.perf_counter() - started
+    pd.testing.assert_frame_equal(X, X_full, check_exact=True)
+    predicted = {}
+    for router, model in models.items():
+        started = time.perf_counter()
+        predicted[router] = model.predict(X)
+        seconds[f"predict ({router})"] = time.perf_counter() - started
     started = time.perf_counter()
     rank_candidates(rows[["job_id", "hardware_type", "trainer_count"]]
-                    .assign(predicted_throughput=predicted), cost=cost)
+                    .assign(predicted_throughput=predicted[routers[0]]), cost=cost)
     seconds["rank"] = time.perf_counter() - started
-    seconds["total"] = seconds["features"] + seconds["predict"] + seconds["rank"]
-    encoded = model._validate_X(X, reset=False)
+    for router in routers:
+        seconds[f"total ({router})"] = (seconds["features (index)"]
+                                        + seconds[f"predict ({router})"] + seconds["rank"])
+    encoded = models[routers[0]]._validate_X(X, reset=False)
     started = time.perf_counter()
     reference.predict(encoded, num_threads=args.threads)
     seconds["reference"] = time.perf_counter() - started
 
     n = len(X)
     print(f"{args.preset}: {len(jobs):,} submissions x {len(types)} types = {n:,} candidate rows, "
-          f"history {len(history):,} attempts; {args.threads} threads; {machine()}")
+          f"history {len(history):,} attempts (index built in {index_build_s:.2f} s); "
+          f"{args.threads} threads; {machine()}")
     print(f"\n{'stage':28s} {'seconds':>8s} {'rows/s':>11s} {'x reference':>11s}")
     for name, s in seconds.items():
         label = "reference Booster.predict" if name == "reference" else name
@@ -76,7 +106,8 @@ def main(argv=None) -> int:
     RESULTS.mkdir(exist_ok=True)
     out = RESULTS / f"batch_{args.preset}.json"
     out.write_text(json.dumps({"preset": args.preset, "machine": machine(), "rows": n,
-                               "jobs": len(jobs), "types": len(types), "seconds": seconds,
+                               "jobs": len(jobs), "types": len(types),
+                               "index_build_s": index_build_s, "seconds": seconds,
                                "rows_per_s": {k: n / v for k, v in seconds.items()}}, indent=2))
     print(f"wrote {out}")
     return 0

@@ -18,6 +18,7 @@ _PUBLIC = {
     "LookupTableRegressor": "leapml.baselines",
     "build_features": "leapml.features",
     "candidate_rows": "leapml.features",
+    "HistoryIndex": "leapml.features",
     "simulate": "leapml.fleet",
     "load_fleet": "leapml.fleet",
     "describe": "leapml.fleet",
