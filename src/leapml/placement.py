@@ -164,10 +164,15 @@ def predict_candidates(
         X = history.features(candidates)
     else:
         X = build_features(candidates, hardware, history=same_families(history, candidates))
-    out = candidates[["job_id", "hardware_type", "trainer_count"]].copy()
-    out["hardware_type"] = out["hardware_type"].astype(str)
-    out["predicted_throughput"] = np.asarray(model.predict(X), dtype=float)
-    return out.reset_index(drop=True)
+    types = candidates["hardware_type"].array
+    # one construction from arrays: copying, casting and re-indexing a sub-frame
+    # cost more than the model on one submission
+    return pd.DataFrame({
+        "job_id": candidates["job_id"].array,
+        "hardware_type": types.categories.take(types.codes).array,  # the names, as text
+        "trainer_count": candidates["trainer_count"].array,
+        "predicted_throughput": np.asarray(model.predict(X), dtype=float),
+    })
 
 
 def same_families(history: pd.DataFrame, candidates: pd.DataFrame) -> pd.DataFrame:
@@ -228,7 +233,6 @@ def place(
     predictions = predict_candidates(
         model, jobs, hardware, history=history, at=at, hardware_types=hardware_types
     )
-    cost = dict(
-        zip(hardware["hardware_type"].astype(str), hardware["cost_per_device_hour"], strict=True)
-    )
+    cost = dict(zip(hardware["hardware_type"].astype(str).tolist(),
+                    hardware["cost_per_device_hour"].tolist(), strict=True))
     return rank_candidates(predictions, cost=cost, top_k=top_k)

@@ -287,19 +287,21 @@ class LeapRegressor(RegressorMixin, BaseEstimator):
             # by name: half the cost of iloc on one column (names are unique here)
             codes = X[name_list[j]].array.codes
             cached = tables.get(j)
-            if cached is not None and cached[0] is dtype:
-                # the same dtype object as last call (a catalog's types, say)
+            if cached is not None and cached[0] is dtype and cached[1] is not None:
+                # the same dtype object as before (a HistoryIndex reuses its dtypes)
                 out[:, j] = cached[1][codes]
                 continue
             categories = dtype.categories
-            if len(categories) <= _SMALL_DTYPE:
-                # code -1 (missing) reads the trailing NaN
+            if len(categories) <= _SMALL_DTYPE or (cached is not None and cached[0] is dtype):
+                # small, or seen twice: a whole table, where code -1 (missing)
+                # reads the trailing NaN
                 table = np.array([lookup.get(c, np.nan)
                                   for c in categories.to_numpy(dtype=object).tolist()]
                                  + [np.nan], dtype=np.float64)
                 tables[j] = (dtype, table)
                 out[:, j] = table[codes]
                 continue
+            tables[j] = (dtype, None)
             # translate only the categories these rows use: cheap for a few rows
             used, inverse = np.unique(codes, return_inverse=True)
             names = categories.to_numpy(dtype=object)[np.maximum(used, 0)].tolist()
@@ -531,8 +533,9 @@ def _ordinal_router(regressor, n_estimators):
 
 
 #: Categorical dtypes with at most this many categories get a whole code table
-#: at predict time (cached by dtype identity); larger ones translate only the
-#: categories the rows use.
+#: at predict time, cached by dtype identity; a larger one gets its table the
+#: second time the same dtype object comes, and until then only the categories
+#: the rows use are translated.
 _SMALL_DTYPE = 256
 
 
