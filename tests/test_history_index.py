@@ -462,12 +462,12 @@ def test_frames_share_no_columns_object(tiny_fleet, fleet_index):
 
 def test_the_plain_constructor_fallback_builds_the_same_frames(tiny_fleet, fleet_index, monkeypatch):
     # pandas < 3 has no create_dataframe_from_blocks; the fallback must agree to the bit
-    import leapml.features as features
+    import leapml._frames as frames
 
     log, hardware = tiny_fleet.attempts, tiny_fleet.hardware
     rows = candidate_rows(tiny_fleet.jobs.head(5), hardware, at=fleet_index.end + MINUTE)
     with_blocks = fleet_index.features(rows)
     training = build_features(log, hardware)
-    monkeypatch.setattr(features, "_from_blocks", None)
+    monkeypatch.setattr(frames, "_from_blocks", None)
     pd.testing.assert_frame_equal(fleet_index.features(rows), with_blocks, check_exact=True)
     pd.testing.assert_frame_equal(build_features(log, hardware), training, check_exact=True)

@@ -141,3 +141,23 @@ def test_property_ranking_invariants(data):
         ranked[key].sort_values(key[:2]).reset_index(drop=True),
         again[key].sort_values(key[:2]).reset_index(drop=True),
     )
+
+
+def test_every_input_column_keeps_its_dtype_and_values():
+    frame = pd.DataFrame({
+        "job_id": [1, 1, 2], "hardware_type": ["a", "b", "a"],
+        "predicted_throughput": [1.0, 2.0, 3.0],
+        "when": pd.to_datetime(["2024-01-01", "2024-01-02", "2024-01-03"]),
+        "when_utc": pd.to_datetime(["2024-01-01"] * 3).tz_localize("UTC"),
+        "flag": [True, False, True], "anything": [{"a": 1}, None, "x"], 5: [7, 8, 9],
+        "kind": pd.Categorical(["x", "y", "x"]), "count": pd.array([1, None, 3], dtype="Int64"),
+    })
+    ranked = rank_candidates(frame, cost={"a": 1.0, "b": 1.0})
+    assert list(ranked.columns[: frame.shape[1]]) == list(frame.columns)
+    assert ranked.dtypes[: frame.shape[1]].to_dict() == frame.dtypes.to_dict()
+    # job 1's b (2.0 per cost) comes before its a; each row keeps its own values
+    assert ranked["hardware_type"].tolist() == ["b", "a", "a"]
+    expected = frame.iloc[[1, 0, 2]].reset_index(drop=True)
+    pd.testing.assert_frame_equal(ranked[frame.columns], expected)
+    ranked.columns = range(ranked.shape[1])  # the frame owns its labels
+    assert "job_id" in frame.columns

@@ -31,11 +31,7 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
-try:
-    from pandas.api.internals import create_dataframe_from_blocks as _from_blocks
-except ImportError:  # pandas < 3: the plain constructor
-    _from_blocks = None
-
+from leapml._frames import frame_of_arrays as _frame
 from leapml.schema import LAUNCH_COLUMNS, PRECISIONS, TRUTH_COLUMNS, SchemaError, validate_hardware
 
 __all__ = [
@@ -816,27 +812,6 @@ def _assemble(rows: _Rows, catalog: _Catalog, stats: dict[str, _KeyStats]) -> pd
 def _categorical(codes: np.ndarray, dtype: pd.CategoricalDtype) -> pd.Categorical:
     """A categorical of codes checked already (-1 or a category's position)."""
     return pd.Categorical.from_codes(codes, dtype=dtype, validate=False)
-
-
-def _frame(arrays: list, columns: pd.Index, index: pd.Index) -> pd.DataFrame:
-    """A DataFrame of 1-D arrays, one block per dtype (as the constructor consolidates them).
-
-    Built from its blocks where pandas allows it: scoring a few rows would
-    otherwise spend most of its time in the DataFrame constructor.
-    """
-    if _from_blocks is None:
-        return pd.DataFrame(dict(zip(columns, arrays, strict=True)), index=index)
-    blocks, grouped = [], {}
-    for position, values in enumerate(arrays):
-        if isinstance(values, np.ndarray):
-            grouped.setdefault(values.dtype, []).append(position)
-        else:
-            blocks.append((values, np.array([position])))
-    for positions in grouped.values():
-        # stacking copies: no column shares memory with an input or another column
-        blocks.append((np.stack([arrays[p] for p in positions]), np.array(positions)))
-    # a frame of its own: renaming one frame's columns must not rename the next one's
-    return _from_blocks(blocks, index=index, columns=columns.copy())
 
 
 # ----------------------------------------------------------------------------

@@ -10,11 +10,14 @@ import numpy as np
 import pandas as pd
 from sklearn.base import clone
 
+from ._frames import frame_of_arrays
 from .features import HistoryIndex, build_features, candidate_rows
 from .ranking import rank_candidates
 from .schema import validate_attempts, validate_hardware
 
 __all__ = ["fit_window", "place", "predict_candidates", "same_families"]
+
+_PREDICTION_COLUMNS = pd.Index(["job_id", "hardware_type", "trainer_count", "predicted_throughput"])
 
 
 def fit_window(
@@ -150,14 +153,13 @@ def predict_candidates(
     if isinstance(jobs, pd.DataFrame) and len(jobs) == 0:
         raise ValueError("jobs is empty: give at least one submission to score")
     indexed = isinstance(history, HistoryIndex)
-    if at is None:
-        if "submit_time" in jobs:
-            at = jobs["submit_time"]
-        else:
-            latest = history.last_submit if indexed else history["submit_time"].max()
-            at = pd.Timestamp(latest) + pd.Timedelta(seconds=1)
+    own_times = at is None and "submit_time" in jobs
+    if at is None and not own_times:
+        latest = history.last_submit if indexed else history["submit_time"].max()
+        at = pd.Timestamp(latest) + pd.Timedelta(seconds=1)
     if hardware_types is None:
-        latest = pd.Series(at).max() if not np.isscalar(at) else pd.Timestamp(at)
+        times = jobs["submit_time"] if own_times else at
+        latest = pd.Series(times).max() if not np.isscalar(times) else pd.Timestamp(times)
         hardware_types = hardware.loc[hardware["introduced"] <= latest, "hardware_type"].astype(str).tolist()
     candidates = candidate_rows(jobs, list(hardware_types), at=at)
     if indexed:
@@ -165,14 +167,16 @@ def predict_candidates(
     else:
         X = build_features(candidates, hardware, history=same_families(history, candidates))
     types = candidates["hardware_type"].array
-    # one construction from arrays: copying, casting and re-indexing a sub-frame
+    # one frame built from arrays: copying, casting and re-indexing a sub-frame
     # cost more than the model on one submission
-    return pd.DataFrame({
-        "job_id": candidates["job_id"].array,
-        "hardware_type": types.categories.take(types.codes).array,  # the names, as text
-        "trainer_count": candidates["trainer_count"].array,
-        "predicted_throughput": np.asarray(model.predict(X), dtype=float),
-    })
+    job_id, trainers = candidates["job_id"], candidates["trainer_count"]
+    return frame_of_arrays(
+        [job_id.to_numpy() if isinstance(job_id.dtype, np.dtype) else job_id.array,
+         types.categories.take(types.codes).array,  # the names, as text
+         trainers.to_numpy() if isinstance(trainers.dtype, np.dtype) else trainers.array,
+         np.asarray(model.predict(X), dtype=float)],
+        _PREDICTION_COLUMNS, pd.RangeIndex(len(candidates)),
+    )
 
 
 def same_families(history: pd.DataFrame, candidates: pd.DataFrame) -> pd.DataFrame:
