@@ -10,7 +10,7 @@ try:
 except ImportError:  # pandas < 3: the plain constructor
     _from_blocks = None
 
-__all__ = ["frame_of_arrays"]
+__all__ = ["column_values", "frame_of_arrays"]
 
 
 def frame_of_arrays(arrays: list, columns: pd.Index, index: pd.Index) -> pd.DataFrame:
@@ -32,3 +32,16 @@ def frame_of_arrays(arrays: list, columns: pd.Index, index: pd.Index) -> pd.Data
         blocks.append((np.stack([arrays[p] for p in positions]), np.array(positions)))
     # a frame of its own: renaming one frame's columns must not rename the next one's
     return _from_blocks(blocks, index=index, columns=columns.copy())
+
+
+def column_values(column: pd.Series, order: np.ndarray | None = None):
+    """A column's values (at ``order``), as a NumPy array where it holds one, else its pandas array.
+
+    What :func:`frame_of_arrays` takes: NumPy columns go into shared blocks,
+    extension arrays (text, categoricals, time zones, nullable numbers) stay
+    as they are.
+    """
+    if isinstance(column.dtype, np.dtype):
+        values = column.to_numpy()
+        return values if order is None else values[order]
+    return column.array if order is None else column.array.take(order)

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 from sklearn.base import clone
 
-from ._frames import frame_of_arrays
+from ._frames import column_values, frame_of_arrays
 from .features import HistoryIndex, build_features, candidate_rows
 from .ranking import rank_candidates
 from .schema import validate_attempts, validate_hardware
@@ -169,11 +169,10 @@ def predict_candidates(
     types = candidates["hardware_type"].array
     # one frame built from arrays: copying, casting and re-indexing a sub-frame
     # cost more than the model on one submission
-    job_id, trainers = candidates["job_id"], candidates["trainer_count"]
     return frame_of_arrays(
-        [job_id.to_numpy() if isinstance(job_id.dtype, np.dtype) else job_id.array,
+        [column_values(candidates["job_id"]),
          types.categories.take(types.codes).array,  # the names, as text
-         trainers.to_numpy() if isinstance(trainers.dtype, np.dtype) else trainers.array,
+         column_values(candidates["trainer_count"]),
          np.asarray(model.predict(X), dtype=float)],
         _PREDICTION_COLUMNS, pd.RangeIndex(len(candidates)),
     )

@@ -13,7 +13,7 @@ from numbers import Integral
 import numpy as np
 import pandas as pd
 
-from leapml._frames import frame_of_arrays
+from leapml._frames import column_values, frame_of_arrays
 
 __all__ = ["rank_candidates"]
 
@@ -230,12 +230,6 @@ def rank_candidates(predictions, *, cost, job_col="job_id", hardware_col="hardwa
     # one frame built from its arrays: inserting columns one by one, or the
     # DataFrame constructor, costs more than the ranking on one submission
     names = [name for name in predictions.columns if name not in added]
-    arrays = [_take(predictions[name], order) for name in names] + list(added.values())
+    arrays = [column_values(predictions[name], order) for name in names] + list(added.values())
     return frame_of_arrays(arrays, pd.Index([*names, *added]), pd.RangeIndex(len(order)))
 
-
-def _take(column, order):
-    """The column's values at ``order``, as a NumPy array where the column holds one."""
-    if isinstance(column.dtype, np.dtype):
-        return column.to_numpy()[order]
-    return column.array.take(order)
