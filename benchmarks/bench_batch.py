@@ -35,34 +35,21 @@ import json
 import time
 
 import pandas as pd
-from bench_nightly import RESULTS, machine, night
-from bench_submission import fitted_models
+from bench_nightly import RESULTS, machine
+from bench_submission import add_scoring_arguments, scored_day
 
 from leapml.features import HistoryIndex, build_features, candidate_rows
 from leapml.ranking import rank_candidates
-from leapml.schema import LAUNCH_COLUMNS
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--preset", default="production")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument("--fit-rows", type=int, default=60_000)
-    parser.add_argument("--routers", default="multiclass,ordinal")
+    add_scoring_arguments(parser)
     args = parser.parse_args(argv)
-    routers = [r.strip() for r in args.routers.split(",") if r.strip()]
-
-    fleet, attempts, train, _ = night(args.preset, args.seed)
-    hardware = fleet.hardware
-    models, reference = fitted_models(attempts, hardware, train, args.fit_rows, args.threads,
-                                      args.seed, routers)
-    last_day = attempts["submit_time"].max().floor("D")
-    history = attempts[attempts["submit_time"] < last_day]
-    jobs = (attempts[attempts["submit_time"] >= last_day].drop_duplicates("job_id")
-            [["job_id", "submit_time", *LAUNCH_COLUMNS]])
-    types = hardware["hardware_type"].astype(str).tolist()
-    cost = dict(zip(types, hardware["cost_per_device_hour"], strict=True))
+    day = scored_day(args)
+    hardware, models, reference, history = day.hardware, day.models, day.reference, day.history
+    jobs, types, cost = day.jobs, day.types, day.cost
+    routers = list(models)
 
     seconds = {}
     started = time.perf_counter()

@@ -43,6 +43,7 @@ from __future__ import annotations
 import argparse
 import json
 import time
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -68,6 +69,44 @@ def fitted_models(attempts, hardware, train, fit_rows: int, threads: int, seed: 
     return models, reference_fit(X.iloc[rows], y, threads, seed).booster_
 
 
+def add_scoring_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options the scoring benchmarks share."""
+    parser.add_argument("--preset", default="production")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--fit-rows", type=int, default=60_000)
+    parser.add_argument("--routers", default="multiclass,ordinal")
+
+
+@dataclass
+class ScoredDay:
+    """Day 31 of a night to score: models fitted before it, its history and its submissions."""
+
+    hardware: pd.DataFrame
+    models: dict
+    reference: object
+    history: pd.DataFrame
+    jobs: pd.DataFrame
+    types: list
+    cost: dict
+
+
+def scored_day(args) -> ScoredDay:
+    """Simulate the night, fit one model per router and pick out the last day's submissions."""
+    routers = [r.strip() for r in args.routers.split(",") if r.strip()]
+    fleet, attempts, train, _ = night(args.preset, args.seed)
+    hardware = fleet.hardware
+    models, reference = fitted_models(attempts, hardware, train, args.fit_rows, args.threads,
+                                      args.seed, routers)
+    last_day = attempts["submit_time"].max().floor("D")
+    history = attempts[attempts["submit_time"] < last_day].drop(columns="expected_throughput")
+    jobs = (attempts[attempts["submit_time"] >= last_day].drop_duplicates("job_id")
+            [["job_id", "submit_time", *LAUNCH_COLUMNS]])
+    types = hardware["hardware_type"].astype(str).tolist()
+    cost = dict(zip(types, hardware["cost_per_device_hour"], strict=True))
+    return ScoredDay(hardware, models, reference, history, jobs, types, cost)
+
+
 def percentiles(seconds) -> dict:
     ms = np.asarray(seconds) * 1000
     return {"p50_ms": float(np.percentile(ms, 50)), "p99_ms": float(np.percentile(ms, 99)),
@@ -76,31 +115,19 @@ def percentiles(seconds) -> dict:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--preset", default="production")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--threads", type=int, default=2)
+    add_scoring_arguments(parser)
     parser.add_argument("--submissions", type=int, default=1000)
     parser.add_argument("--full-history", type=int, default=100,
                         help="submissions also timed with the whole log re-read")
-    parser.add_argument("--fit-rows", type=int, default=60_000)
-    parser.add_argument("--routers", default="multiclass,ordinal")
     args = parser.parse_args(argv)
-    routers = [r.strip() for r in args.routers.split(",") if r.strip()]
-
-    fleet, attempts, train, _ = night(args.preset, args.seed)
-    hardware = fleet.hardware
-    models, reference = fitted_models(attempts, hardware, train, args.fit_rows, args.threads,
-                                      args.seed, routers)
-    last_day = attempts["submit_time"].max().floor("D")
-    history = attempts[attempts["submit_time"] < last_day].drop(columns="expected_throughput")
+    day = scored_day(args)
+    hardware, models, reference, history = day.hardware, day.models, day.reference, day.history
+    jobs, types, cost = day.jobs, day.types, day.cost
+    routers = list(models)
     started = time.perf_counter()
     index = HistoryIndex(history, hardware)
     index_build_s = time.perf_counter() - started
-    jobs = (attempts[attempts["submit_time"] >= last_day].drop_duplicates("job_id")
-            [["job_id", "submit_time", *LAUNCH_COLUMNS]])
     n = min(args.submissions, len(jobs))
-    types = hardware["hardware_type"].astype(str).tolist()
-    cost = dict(zip(types, hardware["cost_per_device_hour"], strict=True))
     print(f"{args.preset}: history {len(history):,} attempts (index built in "
           f"{index_build_s:.2f} s), {n:,} submissions x {len(types)} types; {machine()}")
 
