@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 import pandas as pd
 
@@ -10,7 +12,7 @@ try:
 except ImportError:  # pandas < 3: the plain constructor
     _from_blocks = None
 
-__all__ = ["column_values", "frame_of_arrays"]
+__all__ = ["cached_index", "column_values", "frame_of_arrays", "taken"]
 
 
 def frame_of_arrays(arrays: list, columns: pd.Index, index: pd.Index) -> pd.DataFrame:
@@ -45,3 +47,17 @@ def column_values(column: pd.Series, order: np.ndarray | None = None):
         values = column.to_numpy()
         return values if order is None else values[order]
     return column.array if order is None else column.array.take(order)
+
+
+def taken(values, order: np.ndarray):
+    """``values`` (a NumPy or pandas array) at the positions ``order``."""
+    return values[order] if isinstance(values, np.ndarray) else values.take(order)
+
+
+@lru_cache(maxsize=64)
+def cached_index(names: tuple) -> pd.Index:
+    """``pd.Index(names)``, built once per tuple: scoring sees the same columns and types again and again.
+
+    Share it only where nothing renames it (:func:`frame_of_arrays` copies it).
+    """
+    return pd.Index(list(names))

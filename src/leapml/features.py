@@ -31,6 +31,7 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
+from leapml._frames import cached_index
 from leapml._frames import frame_of_arrays as _frame
 from leapml.schema import LAUNCH_COLUMNS, PRECISIONS, TRUTH_COLUMNS, SchemaError, validate_hardware
 
@@ -125,6 +126,8 @@ FEATURE_GROUPS: dict[str, tuple[str, ...]] = {
 
 #: Columns ``build_features`` needs on the rows it describes.
 QUERY_COLUMNS = ("job_id", "submit_time", *LAUNCH_COLUMNS, "hardware_type")
+# Columns a job to score needs (its time and hardware type come with its candidates).
+_JOB_COLUMNS = ("job_id", *LAUNCH_COLUMNS)
 #: Columns ``build_features`` needs on the history log.
 HISTORY_COLUMNS = (
     "job_id",
@@ -366,11 +369,14 @@ def _value_codes(values, codes: dict) -> np.ndarray:
     return np.array([*mapping, -1], dtype=np.int64)[found]
 
 
-def _as_category(series: pd.Series) -> pd.Categorical:
-    """Keep a categorical's categories (stable across row subsets); otherwise sort the values."""
-    if isinstance(series.dtype, pd.CategoricalDtype):
-        return series.array.copy()
-    return pd.Categorical(series.to_numpy(dtype=object))
+def _as_category(values) -> pd.Categorical:
+    """Keep a categorical's categories (stable across row subsets); otherwise sort the values.
+
+    ``values`` is a column's pandas array.
+    """
+    if isinstance(values, pd.Categorical):
+        return values.copy()
+    return pd.Categorical(values.to_numpy(dtype=object))
 
 
 class _Catalog:
@@ -405,6 +411,10 @@ class _Catalog:
         self.introduced_ns = _time_ns(hardware["introduced"])[0]
 
 
+#: Text columns of the rows described, read as they are (keys and categories).
+_TEXT_COLUMNS = ("job_id", "model_type", "model_family", "parallelism")
+
+
 class _Rows:
     """The rows to describe: checked, with the arrays the features are computed from."""
 
@@ -414,13 +424,48 @@ class _Rows:
         if problems:
             raise SchemaError("the attempts to describe", problems)
         self.index = attempts.index
+        #: the columns as read (build_features factorizes its keys from them)
         self.columns = columns
+        #: the text columns' pandas arrays
+        self.text = {name: columns[name].array for name in _TEXT_COLUMNS}
         self.ns, self.aware = _time_ns(columns["submit_time"])
         self.hardware = parsed["hardware_type"]
         self.precision = parsed["precision"]
         self.trainers = parsed["trainer_count"]
         self.batch = parsed["batch_size"]
         self.seq_len = parsed["seq_len"]
+        self.trainer_count = columns["trainer_count"].to_numpy(dtype=np.int64)
+        self.batch_size = columns["batch_size"].to_numpy(dtype=np.int64)
+
+    @classmethod
+    def candidates(
+        cls, jobs: pd.DataFrame, names: list[str], times: pd.Series, catalog: _Catalog
+    ) -> _Rows | None:
+        """The rows :func:`candidate_rows` would build, without building its frame.
+
+        Only for the plain case: ``None`` when a job fails a check or a type
+        is not in the catalog, so that the frame path raises its own errors.
+        """
+        problems: list[str] = []
+        columns, parsed = _check_rows(jobs, _JOB_COLUMNS, catalog.codes, problems)
+        hardware = [catalog.codes.get(name, -1) for name in names]
+        if problems or min(hardware) < 0:
+            return None
+        n_jobs, n_types = len(jobs), len(names)
+        repeat = np.repeat(np.arange(n_jobs), n_types)
+        rows = cls.__new__(cls)
+        rows.index = pd.RangeIndex(n_jobs * n_types)
+        rows.columns = None  # no frame: only HistoryIndex reads these rows
+        rows.text = {name: columns[name].array.take(repeat) for name in _TEXT_COLUMNS}
+        ns, rows.aware = _time_ns(times)
+        rows.ns = ns[repeat]
+        rows.hardware = np.tile(np.asarray(hardware, dtype=np.int64), n_jobs)
+        for name, source in (("precision", parsed["precision"]), ("trainers", parsed["trainer_count"]),
+                             ("batch", parsed["batch_size"]), ("seq_len", parsed["seq_len"])):
+            setattr(rows, name, source[repeat])
+        rows.trainer_count = columns["trainer_count"].to_numpy(dtype=np.int64)[repeat]
+        rows.batch_size = columns["batch_size"].to_numpy(dtype=np.int64)[repeat]
+        return rows
 
     def __len__(self) -> int:
         return len(self.ns)
@@ -708,18 +753,23 @@ def _looked_up(state: dict, key: np.ndarray) -> _KeyStats:
 
 def _assemble(rows: _Rows, catalog: _Catalog, stats: dict[str, _KeyStats]) -> pd.DataFrame:
     """The feature matrix: launch, hardware and derived columns, then the history's."""
-    columns = rows.columns
+    return _frame(_feature_columns(rows, catalog, stats), _FEATURE_INDEX, rows.index)
+
+
+def _feature_columns(rows: _Rows, catalog: _Catalog, stats: dict[str, _KeyStats]) -> list:
+    """The columns of the feature matrix, in the order of :func:`feature_names`."""
+    text = rows.text
     hardware_code, precision_code = rows.hardware, rows.precision
     trainers, batch, seq_len, query_ns = rows.trainers, rows.batch, rows.seq_len, rows.ns
     out: dict[str, object] = {
-        "model_type": _as_category(columns["model_type"]),
-        "model_family": _as_category(columns["model_family"]),
+        "model_type": _as_category(text["model_type"]),
+        "model_family": _as_category(text["model_family"]),
         "precision": _categorical(precision_code, _PRECISION_DTYPE),
-        "parallelism": _as_category(columns["parallelism"]),
+        "parallelism": _as_category(text["parallelism"]),
         "hardware_type": _categorical(hardware_code, catalog.dtype),
         "vendor": _categorical(catalog.vendor_code[hardware_code], catalog.vendor_dtype),
-        "trainer_count": columns["trainer_count"].to_numpy(dtype=np.int64),
-        "batch_size": columns["batch_size"].to_numpy(dtype=np.int64),
+        "trainer_count": rows.trainer_count,
+        "batch_size": rows.batch_size,
         "seq_len": seq_len,
     }
 
@@ -806,7 +856,7 @@ def _assemble(rows: _Rows, catalog: _Catalog, stats: dict[str, _KeyStats]) -> pd
     out["history_log_throughput_estimate"] = estimate
     out["history_estimate_source"] = source
 
-    return _frame([out[name] for name in _FEATURE_NAMES], _FEATURE_INDEX, rows.index)
+    return [out[name] for name in _FEATURE_NAMES]
 
 
 def _categorical(codes: np.ndarray, dtype: pd.CategoricalDtype) -> pd.Categorical:
@@ -984,42 +1034,10 @@ def candidate_rows(
     '2024-01-04 00:00:00'
     """
     _require_frame(jobs, "jobs")
-    required = ("job_id", *LAUNCH_COLUMNS)
-    missing = [c for c in required if c not in jobs.columns]
-    if missing:
-        raise SchemaError("the jobs to score", [f"missing column(s): {missing}"])
-    if isinstance(hardware_types, pd.DataFrame):
-        if "hardware_type" not in hardware_types.columns:
-            raise SchemaError("the hardware catalog", ["missing column(s): ['hardware_type']"])
-        names = [str(t) for t in hardware_types["hardware_type"].to_numpy(dtype=object)]
-    elif isinstance(hardware_types, str):
-        names = [hardware_types]
-    else:
-        names = [str(t) for t in hardware_types]
-    if not names:
-        raise ValueError("hardware_types is empty: give at least one candidate hardware type")
-    if len(set(names)) < len(names):
-        repeated = sorted({t for t in names if names.count(t) > 1})
-        raise ValueError(f"hardware_types repeats {repeated}; give each type once")
+    _check_job_columns(jobs)
+    names = _candidate_names(hardware_types)
+    times = _submission_times(jobs, at)
     n_jobs, n_types = len(jobs), len(names)
-    if at is None:
-        if "submit_time" not in jobs.columns:
-            raise ValueError(
-                "give the submission time: at=<timestamp>, or a submit_time column in jobs"
-            )
-        times = jobs["submit_time"]
-    elif pd.api.types.is_scalar(at):
-        times = pd.Series(pd.Timestamp(at), index=jobs.index)
-    else:
-        values = at.to_numpy() if isinstance(at, pd.Series | pd.Index) else at
-        times = pd.Series(
-            pd.to_datetime(values), index=jobs.index if len(values) == n_jobs else None
-        )
-        if len(times) != n_jobs:
-            raise ValueError(f"at has {len(times)} timestamps for {n_jobs} jobs; give one per job")
-    null = _null(times)
-    if null.any():
-        raise ValueError(f"the submission time is null for {int(null.sum())} job(s)")
 
     dropped = {*_OUTCOME_COLUMNS, "hardware_type", "submit_time"}
     keep = [c for c in jobs.columns.tolist() if c not in dropped and not str(c).startswith("_")]
@@ -1039,18 +1057,61 @@ def candidate_rows(
             arrays.append(series.to_numpy()[repeat])
         else:  # extension arrays, and timestamps (their array skips re-inferring a NumPy one)
             arrays.append(series.array.take(repeat))
-    return _frame(arrays, _column_index(order), pd.RangeIndex(n_jobs * n_types))
+    return _frame(arrays, cached_index(order), pd.RangeIndex(n_jobs * n_types))
+
+
+def _check_job_columns(jobs: pd.DataFrame) -> None:
+    missing = [c for c in _JOB_COLUMNS if c not in jobs.columns]
+    if missing:
+        raise SchemaError("the jobs to score", [f"missing column(s): {missing}"])
+
+
+def _candidate_names(hardware_types) -> list[str]:
+    """The candidate hardware types as text: a list, a single name or a catalog."""
+    if isinstance(hardware_types, pd.DataFrame):
+        if "hardware_type" not in hardware_types.columns:
+            raise SchemaError("the hardware catalog", ["missing column(s): ['hardware_type']"])
+        names = [str(t) for t in hardware_types["hardware_type"].to_numpy(dtype=object)]
+    elif isinstance(hardware_types, str):
+        names = [hardware_types]
+    else:
+        names = [str(t) for t in hardware_types]
+    if not names:
+        raise ValueError("hardware_types is empty: give at least one candidate hardware type")
+    if len(set(names)) < len(names):
+        repeated = sorted({t for t in names if names.count(t) > 1})
+        raise ValueError(f"hardware_types repeats {repeated}; give each type once")
+    return names
+
+
+def _submission_times(jobs: pd.DataFrame, at) -> pd.Series:
+    """Each job's submission time: ``at`` (one for all, or one per job) or its ``submit_time``."""
+    n_jobs = len(jobs)
+    if at is None:
+        if "submit_time" not in jobs.columns:
+            raise ValueError(
+                "give the submission time: at=<timestamp>, or a submit_time column in jobs"
+            )
+        times = jobs["submit_time"]
+    elif pd.api.types.is_scalar(at):
+        times = pd.Series(pd.Timestamp(at), index=jobs.index)
+    else:
+        values = at.to_numpy() if isinstance(at, pd.Series | pd.Index) else at
+        times = pd.Series(
+            pd.to_datetime(values), index=jobs.index if len(values) == n_jobs else None
+        )
+        if len(times) != n_jobs:
+            raise ValueError(f"at has {len(times)} timestamps for {n_jobs} jobs; give one per job")
+    null = _null(times)
+    if null.any():
+        raise ValueError(f"the submission time is null for {int(null.sum())} job(s)")
+    return times
 
 
 # Candidates come again and again with the same types and columns: build those once.
 @lru_cache(maxsize=64)
 def _type_dtype(names: tuple[str, ...]) -> pd.CategoricalDtype:
     return pd.CategoricalDtype(list(names))
-
-
-@lru_cache(maxsize=64)
-def _column_index(names: tuple) -> pd.Index:
-    return pd.Index(list(names))
 
 
 class HistoryIndex:
@@ -1191,19 +1252,40 @@ class HistoryIndex:
         (2, 2)
         """
         _require_frame(attempts, "attempts")
+        rows = _Rows(attempts, self._catalog)
+        return _frame(self._columns(rows), _FEATURE_INDEX, rows.index)
+
+    def _candidate_columns(self, jobs: pd.DataFrame, hardware_types, at) -> tuple[list, list] | None:
+        """The feature columns of ``candidate_rows(jobs, hardware_types, at=at)``, without its frames.
+
+        Returns the candidate types' names and the columns (in the order of
+        :func:`feature_names`), equal to those of :meth:`features`; or None
+        where a check fails or a job's time is not after :attr:`end`, for
+        the frame path to answer (and raise its own errors). Scoring one
+        submission spends more on building frames than on reading the index.
+        """
+        if not isinstance(jobs, pd.DataFrame) or any(c not in jobs.columns for c in _JOB_COLUMNS):
+            return None
+        names = _candidate_names(hardware_types)
+        rows = _Rows.candidates(jobs, names, _submission_times(jobs, at), self._catalog)
+        if rows is None or not (rows.ns > self._end_ns).all():
+            return None
+        return names, self._columns(rows)
+
+    def _columns(self, rows: _Rows) -> list:
+        """The feature columns of checked rows."""
         catalog, past = self._catalog, self._past
-        rows = _Rows(attempts, catalog)
         _check_time_zones(rows, past)
         n_types = len(catalog.types)
         codes = {
-            key: _value_codes(_key_values(rows.columns[name]), self._values[key])
+            key: _value_codes(_key_values(rows.text[name]), self._values[key])
             for key, name in _KEY_COLUMNS.items()
         }
         late = rows.ns > self._end_ns
         if late.all():
             keys = _level_keys(codes, rows.hardware, n_types)
             stats = {level: _looked_up(self._state[level], keys[level]) for level in _LEVELS}
-            return _assemble(rows, catalog, stats)
+            return _feature_columns(rows, catalog, stats)
         # rows at or before the end: the as-of join over the completed rows kept,
         # with a code no kept row has for values the log lacks
         early = ~late
@@ -1225,7 +1307,7 @@ class HistoryIndex:
             level: _interleaved(late, _looked_up(self._state[level], keys[level]), joined[level])
             for level in _LEVELS
         }
-        return _assemble(rows, catalog, stats)
+        return _feature_columns(rows, catalog, stats)
 
     def update(self, new_attempts: pd.DataFrame) -> HistoryIndex:
         """Fold newly finished attempts into the index.
@@ -1321,11 +1403,13 @@ class HistoryIndex:
         self._past, self._codes, self._values, self._state = past, codes, values, state
 
 
-def _key_values(series: pd.Series):
-    """A key column's values, to match by value: its Categorical, or an array of objects."""
-    if isinstance(series.dtype, pd.CategoricalDtype):
-        return series.array
-    return series.to_numpy(dtype=object)
+def _key_values(values):
+    """A key column's values (a Series or its array), to match by value: its Categorical, or objects."""
+    if isinstance(values, pd.Series):
+        values = values.array
+    if isinstance(values, pd.Categorical):
+        return values
+    return values.to_numpy(dtype=object)
 
 
 def _interleaved(first: np.ndarray, a: _KeyStats, b: _KeyStats) -> _KeyStats:

@@ -6,18 +6,24 @@ every night, and :func:`place` at every submission.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 import pandas as pd
 from sklearn.base import clone
 
-from ._frames import column_values, frame_of_arrays
-from .features import HistoryIndex, build_features, candidate_rows
-from .ranking import rank_candidates
+from ._frames import cached_index, column_values, frame_of_arrays, taken
+from .features import HistoryIndex, build_features, candidate_rows, feature_names
+from .ranking import _rank_arrays, rank_candidates
 from .schema import validate_attempts, validate_hardware
 
 __all__ = ["fit_window", "place", "predict_candidates", "same_families"]
 
 _PREDICTION_COLUMNS = pd.Index(["job_id", "hardware_type", "trainer_count", "predicted_throughput"])
+_RANKED_COLUMNS = pd.Index([*_PREDICTION_COLUMNS, "cost_per_hour", "throughput_per_cost",
+                            "rankable", "rank"])
+_FEATURE_NAMES = feature_names()
+_FEATURE_INDEX = pd.Index(_FEATURE_NAMES)
 
 
 def fit_window(
@@ -150,6 +156,35 @@ def predict_candidates(
     >>> again.equals(out)
     True
     """
+    return _predictions(model, jobs, hardware, history, at, hardware_types).frame()
+
+
+class _Predictions(NamedTuple):
+    """The predictions of :func:`predict_candidates`, job by job, before they become a frame."""
+
+    job_id: object  # NumPy or pandas array
+    #: each row's hardware type, as a position in ``type_names``
+    type_codes: np.ndarray
+    type_names: pd.Index
+    trainer_count: object
+    predicted: np.ndarray
+
+    def columns(self, order=None) -> list:
+        """The columns of the frame (at the rows ``order``), types as text."""
+        codes = self.type_codes if order is None else self.type_codes[order]
+        columns = [self.job_id, self.trainer_count, self.predicted]
+        if order is not None:
+            columns = [taken(values, order) for values in columns]
+        return [columns[0], self.type_names.take(codes).array, *columns[1:]]
+
+    def frame(self) -> pd.DataFrame:
+        # one frame built from arrays: copying, casting and re-indexing a
+        # sub-frame cost more than the model on one submission
+        return frame_of_arrays(self.columns(), _PREDICTION_COLUMNS,
+                               pd.RangeIndex(len(self.predicted)))
+
+
+def _predictions(model, jobs, hardware, history, at, hardware_types) -> _Predictions:
     if isinstance(jobs, pd.DataFrame) and len(jobs) == 0:
         raise ValueError("jobs is empty: give at least one submission to score")
     indexed = isinstance(history, HistoryIndex)
@@ -161,21 +196,39 @@ def predict_candidates(
         times = jobs["submit_time"] if own_times else at
         latest = pd.Series(times).max() if not np.isscalar(times) else pd.Timestamp(times)
         hardware_types = hardware.loc[hardware["introduced"] <= latest, "hardware_type"].astype(str).tolist()
+    if indexed:
+        found = history._candidate_columns(jobs, list(hardware_types), at)
+        if found is not None:
+            return _indexed_predictions(model, jobs, *found)
     candidates = candidate_rows(jobs, list(hardware_types), at=at)
     if indexed:
         X = history.features(candidates)
     else:
         X = build_features(candidates, hardware, history=same_families(history, candidates))
     types = candidates["hardware_type"].array
-    # one frame built from arrays: copying, casting and re-indexing a sub-frame
-    # cost more than the model on one submission
-    return frame_of_arrays(
-        [column_values(candidates["job_id"]),
-         types.categories.take(types.codes).array,  # the names, as text
-         column_values(candidates["trainer_count"]),
-         np.asarray(model.predict(X), dtype=float)],
-        _PREDICTION_COLUMNS, pd.RangeIndex(len(candidates)),
-    )
+    return _Predictions(column_values(candidates["job_id"]), types.codes, types.categories,
+                        column_values(candidates["trainer_count"]),
+                        np.asarray(model.predict(X), dtype=float))
+
+
+def _indexed_predictions(model, jobs, names, columns) -> _Predictions:
+    """The predictions from the feature columns of a HistoryIndex, as the frame path makes them.
+
+    A :class:`~leapml.LeapRegressor` reads the columns as they are; any
+    other model gets them as the feature frame.
+    """
+    n_jobs, n_types = len(jobs), len(names)
+    predict_columns = getattr(model, "_predict_columns", None)
+    predicted = predict_columns(_FEATURE_NAMES, columns) if callable(predict_columns) else None
+    if predicted is None:
+        predicted = model.predict(
+            frame_of_arrays(columns, _FEATURE_INDEX, pd.RangeIndex(n_jobs * n_types))
+        )
+    repeat = np.repeat(np.arange(n_jobs), n_types)
+    return _Predictions(column_values(jobs["job_id"], repeat),
+                        np.tile(np.arange(n_types), n_jobs), cached_index(tuple(names)),
+                        column_values(jobs["trainer_count"], repeat),
+                        np.asarray(predicted, dtype=float))
 
 
 def same_families(history: pd.DataFrame, candidates: pd.DataFrame) -> pd.DataFrame:
@@ -233,9 +286,43 @@ def place(
     >>> ranked["rank"].tolist()
     [1, 2, 3]
     """
-    predictions = predict_candidates(
-        model, jobs, hardware, history=history, at=at, hardware_types=hardware_types
+    predictions = _predictions(model, jobs, hardware, history, at, hardware_types)
+    names = hardware["hardware_type"].to_numpy(dtype=object)
+    cost = dict(zip([str(t) for t in names], hardware["cost_per_device_hour"].tolist(), strict=True))
+    ranked = _ranked(predictions, cost, len(jobs), top_k)
+    if ranked is not None:
+        return ranked
+    return rank_candidates(predictions.frame(), cost=cost, top_k=top_k)
+
+
+def _ranked(predictions: _Predictions, cost: dict, n_jobs: int, top_k) -> pd.DataFrame | None:
+    """``rank_candidates`` of the predictions, or None unless the case is plain.
+
+    Plain: each job once, with the same types in the same order, every type
+    costed above zero, every prediction finite and >= 0 (or NaN), no
+    trainer count below one. :func:`rank_candidates` checks and answers
+    the rest.
+    """
+    predicted, codes = predictions.predicted, predictions.type_codes
+    n_types = len(predictions.type_names)
+    if not (top_k is None or (type(top_k) is int and top_k >= 1)) or len(codes) != n_jobs * n_types:
+        return None
+    names = predictions.type_names.tolist()
+    unit_cost = np.array([cost.get(name, np.nan) for name in names], dtype=np.float64)
+    trainers = np.asarray(predictions.trainer_count, dtype=np.float64)
+    if (
+        not (unit_cost > 0).all()
+        or not (trainers > 0).all()
+        or np.isinf(predicted).any()
+        or (predicted < 0).any()
+        or not np.array_equal(codes, np.tile(np.arange(n_types), n_jobs))
+        or (n_jobs > 1 and pd.unique(np.asarray(predictions.job_id, dtype=object)).size
+            != n_jobs)
+    ):
+        return None
+    order, added = _rank_arrays(
+        np.repeat(np.arange(n_jobs), n_types), codes, names, predicted,
+        unit_cost[codes] * trainers, np.ones(len(codes), dtype=bool), top_k,
     )
-    cost = dict(zip(hardware["hardware_type"].astype(str).tolist(),
-                    hardware["cost_per_device_hour"].tolist(), strict=True))
-    return rank_candidates(predictions, cost=cost, top_k=top_k)
+    return frame_of_arrays([*predictions.columns(order), *added.values()], _RANKED_COLUMNS,
+                           pd.RangeIndex(len(order)))

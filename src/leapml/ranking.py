@@ -52,6 +52,46 @@ def _factorize(column):
     return codes, np.asarray(uniques, dtype=object).tolist()
 
 
+def _rank_arrays(job_codes, hardware_codes, hardware_names, throughput, hourly, feasible, top_k):
+    """The ranking of :func:`rank_candidates` on checked arrays, one entry per candidate.
+
+    ``job_codes`` and ``hardware_codes`` number the jobs (in order of first
+    appearance) and the types (positions in ``hardware_names``), with one
+    row per (job, type) pair; ``hourly`` is the cost per hour (> 0) and
+    ``throughput`` the prediction (>= 0 or NaN). Returns the rows to keep,
+    best first within each job, and the columns ``rank_candidates`` adds,
+    for those rows.
+    """
+    n = len(job_codes)
+    # Hardware names sorted as strings give the documented, type-independent tie-break.
+    name_rank = np.argsort(np.argsort(np.asarray([str(h) for h in hardware_names]), kind="stable"))
+    hardware_order = name_rank[hardware_codes] if n else np.empty(0, dtype=np.intp)
+    per_cost = throughput / hourly
+    rankable = feasible & ~np.isnan(throughput)
+    # lexsort sorts by the last key first; NaN keys are replaced so they sort last
+    order = np.lexsort((
+        hardware_order,
+        np.nan_to_num(-throughput, nan=np.inf),
+        np.nan_to_num(-per_cost, nan=np.inf),
+        ~rankable,
+        job_codes,
+    ))
+    sorted_jobs = job_codes[order]
+    starts = np.flatnonzero(np.r_[True, sorted_jobs[1:] != sorted_jobs[:-1]]) if n else np.empty(0, int)
+    sizes = np.diff(np.r_[starts, n])
+    rank = np.arange(n) - np.repeat(starts, sizes) + 1
+
+    if top_k is not None:
+        keep = rank <= top_k
+        order, rank = order[keep], rank[keep]
+    return order, {
+        "cost_per_hour": hourly[order],
+        "throughput_per_cost": per_cost[order],
+        "rankable": rankable[order],
+        "rank": rank.astype(np.int64),
+    }
+
+
 def rank_candidates(predictions, *, cost, job_col="job_id", hardware_col="hardware_type",
                     prediction_col="predicted_throughput", feasible_col=None, top_k=None,
                     trainer_col="trainer_count"):
@@ -185,10 +225,6 @@ def rank_candidates(predictions, *, cost, job_col="job_id", hardware_col="hardwa
         feasible = np.ones(n, dtype=bool)
 
     job_codes, _ = pd.factorize(predictions[job_col], sort=False, use_na_sentinel=False)
-    # Hardware names sorted as strings give the documented, type-independent tie-break.
-    name_rank = np.argsort(np.argsort(np.asarray([str(h) for h in hardware_names]), kind="stable"))
-    hardware_order = name_rank[hardware_codes] if n else np.empty(0, dtype=np.intp)
-
     pair = job_codes.astype(np.int64) * max(len(hardware_names), 1) + hardware_codes
     if n and np.unique(pair).size != n:
         duplicated = pd.Series(pair).duplicated(keep=False).to_numpy()
@@ -198,30 +234,8 @@ def rank_candidates(predictions, *, cost, job_col="job_id", hardware_col="hardwa
             f"pair, e.g. {list(sample.itertuples(index=False, name=None))}; keep one row per pair"
         )
 
-    per_cost = throughput / hourly
-    rankable = feasible & ~np.isnan(throughput)
-    # lexsort sorts by the last key first; NaN keys are replaced so they sort last
-    order = np.lexsort((
-        hardware_order,
-        np.nan_to_num(-throughput, nan=np.inf),
-        np.nan_to_num(-per_cost, nan=np.inf),
-        ~rankable,
-        job_codes,
-    ))
-    sorted_jobs = job_codes[order]
-    starts = np.flatnonzero(np.r_[True, sorted_jobs[1:] != sorted_jobs[:-1]]) if n else np.empty(0, int)
-    sizes = np.diff(np.r_[starts, n])
-    rank = np.arange(n) - np.repeat(starts, sizes) + 1
-
-    if top_k is not None:
-        keep = rank <= top_k
-        order, rank = order[keep], rank[keep]
-    added = {
-        "cost_per_hour": hourly[order],
-        "throughput_per_cost": per_cost[order],
-        "rankable": rankable[order],
-        "rank": rank.astype(np.int64),
-    }
+    order, added = _rank_arrays(job_codes, hardware_codes, hardware_names, throughput, hourly,
+                               feasible, top_k)
     if not predictions.columns.is_unique:
         ranked = predictions.iloc[order].reset_index(drop=True)
         for name, values in added.items():

@@ -250,6 +250,15 @@ class LeapRegressor(RegressorMixin, BaseEstimator):
                 out[:, j] = _encode_column(array[:, j], categories[j])
         return out
 
+    def _lean(self):
+        """What the lean encoding reuses (see :func:`_lean_state`), built once per fit."""
+        state = self.__dict__.get("_lean_state")
+        if state is None or state[0] is not self.categories_:
+            # built lazily for models restored by leapml.io.load
+            state = _lean_state(self.categories_, self.feature_names_in_)
+            self.__dict__["_lean_state"] = state
+        return state
+
     def _lean_encode(self, X):
         """Encode a DataFrame laid out as in ``fit`` without the generic checks, or None.
 
@@ -265,12 +274,7 @@ class LeapRegressor(RegressorMixin, BaseEstimator):
         names = getattr(self, "feature_names_in_", None)
         if names is None or X.shape[1] != len(names):
             return None
-        state = self.__dict__.get("_lean_state")
-        if state is None or state[0] is not self.categories_:
-            # built lazily for models restored by leapml.io.load
-            state = _lean_state(self.categories_, names)
-            self.__dict__["_lean_state"] = state
-        _, name_list, numeric, lookups, tables = state
+        _, name_list, numeric, lookups, _ = state = self._lean()
         if X.columns.tolist() != name_list or not X.columns.is_unique:
             return None
         dtypes = X.dtypes.tolist()
@@ -280,35 +284,42 @@ class LeapRegressor(RegressorMixin, BaseEstimator):
         # all numeric columns in one conversion (take builds the sub-frame
         # several times faster than iloc); per-column access costs more
         out[:, numeric] = X.take(numeric, axis=1).to_numpy(dtype=np.float64, na_value=np.nan)
-        for j, lookup in lookups.items():
-            dtype = dtypes[j]
-            if not isinstance(dtype, pd.CategoricalDtype):
+        for j in lookups:
+            if not isinstance(dtypes[j], pd.CategoricalDtype):
                 return None
             # by name: half the cost of iloc on one column (names are unique here)
-            codes = X[name_list[j]].array.codes
-            cached = tables.get(j)
-            if cached is not None and cached[0] is dtype and cached[1] is not None:
-                # the same dtype object as before (a HistoryIndex reuses its dtypes)
-                out[:, j] = cached[1][codes]
-                continue
-            categories = dtype.categories
-            if len(categories) <= _SMALL_DTYPE or (cached is not None and cached[0] is dtype):
-                # small, or seen twice: a whole table, where code -1 (missing)
-                # reads the trailing NaN
-                table = np.array([lookup.get(c, np.nan)
-                                  for c in categories.to_numpy(dtype=object).tolist()]
-                                 + [np.nan], dtype=np.float64)
-                tables[j] = (dtype, table)
-                out[:, j] = table[codes]
-                continue
-            tables[j] = (dtype, None)
-            # translate only the categories these rows use: cheap for a few rows
-            used, inverse = np.unique(codes, return_inverse=True)
-            names = categories.to_numpy(dtype=object)[np.maximum(used, 0)].tolist()
-            mapped = np.array([np.nan if u < 0 else lookup.get(name, np.nan)
-                               for u, name in zip(used.tolist(), names, strict=True)],
-                              dtype=np.float64)
-            out[:, j] = mapped[inverse]
+            out[:, j] = _category_codes(state, j, X[name_list[j]].array)
+        if np.isinf(out).any():
+            return None
+        return out
+
+    def _encode_columns(self, names, columns):
+        """Encode feature columns (NumPy numbers and Categoricals) named as in ``fit``, or None.
+
+        The lean encoding of :meth:`_lean_encode` for columns that are not
+        in a DataFrame yet: :func:`leapml.placement.place` scores a
+        submission from the arrays of a :class:`~leapml.features.HistoryIndex`.
+        Returns what ``_lean_encode`` returns for the frame of these columns.
+        """
+        if getattr(self, "feature_names_in_", None) is None or not columns:
+            return None
+        _, name_list, numeric, lookups, _ = state = self._lean()
+        if list(names) != name_list:
+            return None
+        n = len(columns[0])
+        if n == 0:
+            return None
+        out = np.empty((n, len(columns)), dtype=np.float64)
+        for j in numeric:
+            column = columns[j]
+            if not isinstance(column, np.ndarray) or column.dtype.kind not in "iuf":
+                return None
+            out[:, j] = column
+        for j in lookups:
+            column = columns[j]
+            if not isinstance(column, pd.Categorical):
+                return None
+            out[:, j] = _category_codes(state, j, column)
         if np.isinf(out).any():
             return None
         return out
@@ -480,7 +491,20 @@ class LeapRegressor(RegressorMixin, BaseEstimator):
         True
         """
         check_is_fitted(self)
-        X = self._validate_X(X, reset=False)
+        return self._predict_encoded(self._validate_X(X, reset=False))
+
+    def _predict_columns(self, names, columns):
+        """:meth:`predict` on the frame of ``columns`` (named ``names``), or None if not plain.
+
+        Spares building that frame where :meth:`_encode_columns` can read the
+        columns as they are.
+        """
+        check_is_fitted(self)
+        X = self._encode_columns(names, columns)
+        return None if X is None else self._predict_encoded(X)
+
+    def _predict_encoded(self, X):
+        """Predicted throughput of encoded, validated rows."""
         threads = self._threads()
         if self.combine == "soft":
             proba = self._proba(X)
@@ -550,6 +574,31 @@ def _lean_state(categories, names):
     lookups = {j: {value: float(code) for code, value in enumerate(c)}
                for j, c in enumerate(categories) if c is not None}
     return categories, [str(name) for name in names], numeric, lookups, {}
+
+
+def _category_codes(state, j, values):
+    """Column ``j``'s float codes for a Categorical (NaN: missing, or a category unseen in fit)."""
+    lookup, tables = state[3][j], state[4]
+    dtype, codes = values.dtype, values.codes
+    cached = tables.get(j)
+    if cached is not None and cached[0] is dtype and cached[1] is not None:
+        # the same dtype object as before (a HistoryIndex reuses its dtypes)
+        return cached[1][codes]
+    categories = dtype.categories
+    if len(categories) <= _SMALL_DTYPE or (cached is not None and cached[0] is dtype):
+        # small, or seen twice: a whole table, where code -1 (missing)
+        # reads the trailing NaN
+        table = np.array([lookup.get(c, np.nan) for c in categories.to_numpy(dtype=object).tolist()]
+                         + [np.nan], dtype=np.float64)
+        tables[j] = (dtype, table)
+        return table[codes]
+    tables[j] = (dtype, None)
+    # translate only the categories these rows use: cheap for a few rows
+    used, inverse = np.unique(codes, return_inverse=True)
+    names = categories.to_numpy(dtype=object)[np.maximum(used, 0)].tolist()
+    mapped = np.array([np.nan if u < 0 else lookup.get(name, np.nan)
+                       for u, name in zip(used.tolist(), names, strict=True)], dtype=np.float64)
+    return mapped[inverse]
 
 
 def _canonical_order(X, y, sample_weight):
