@@ -1,0 +1,297 @@
+"""place() with a HistoryIndex scores from arrays; it must answer as the frame path does.
+
+The frame path is candidate_rows -> HistoryIndex.features -> model.predict ->
+rank_candidates. The array path skips those frames for the plain case and
+hands everything else back to the frame path, so every answer (and every
+error) must be the frame path's, to the bit.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from lightgbm import LGBMRegressor
+from test_features import make_catalog, make_log
+
+import leapml.placement as placement
+from leapml import LeapRegressor
+from leapml._frames import frame_of_arrays
+from leapml.features import HistoryIndex, build_features, candidate_rows, feature_names
+from leapml.placement import fit_window, place, predict_candidates
+from leapml.ranking import rank_candidates
+from leapml.schema import LAUNCH_COLUMNS, SchemaError
+
+MINUTE = pd.Timedelta(minutes=1)
+
+
+@pytest.fixture(scope="module")
+def fleet(tiny_fleet):
+    return tiny_fleet
+
+
+@pytest.fixture(scope="module")
+def index(fleet):
+    return HistoryIndex(fleet.attempts, fleet.hardware)
+
+
+@pytest.fixture(scope="module")
+def models(fleet):
+    """Each kind of model place() meets: both routers, soft blending, a plain LightGBM model."""
+    kinds = {
+        "multiclass": LeapRegressor(n_estimators=8, random_state=0),
+        "ordinal": LeapRegressor(n_estimators=8, router="ordinal", random_state=0),
+        "soft": LeapRegressor(n_estimators=8, combine="soft", random_state=0),
+        "lightgbm": LGBMRegressor(n_estimators=8, verbose=-1, random_state=0),
+    }
+    return {name: fit_window(fleet.attempts, fleet.hardware, window_days=5, model=model)
+            for name, model in kinds.items()}
+
+
+def _jobs(fleet, n):
+    return fleet.jobs[["job_id", *LAUNCH_COLUMNS]].head(n)
+
+
+def _by_frames(model, jobs, fleet, index, at, types, top_k=None):
+    """The frame path, step by step."""
+    rows = candidate_rows(jobs, types, at=at)
+    predictions = rows[["job_id", "hardware_type", "trainer_count"]].assign(
+        hardware_type=rows["hardware_type"].astype(str),
+        predicted_throughput=np.asarray(model.predict(index.features(rows)), dtype=float),
+    )
+    cost = dict(zip(fleet.hardware["hardware_type"].astype(str),
+                    fleet.hardware["cost_per_device_hour"], strict=True))
+    return rank_candidates(predictions, cost=cost, top_k=top_k)
+
+
+def _candidate_frame(index, jobs, types, at):
+    names, columns = index._candidate_columns(jobs, types, at)
+    assert names == list(types)
+    return frame_of_arrays(columns, pd.Index(feature_names()),
+                           pd.RangeIndex(len(jobs) * len(types)))
+
+
+@pytest.mark.parametrize("kind", ["multiclass", "ordinal", "soft", "lightgbm"])
+@pytest.mark.parametrize("n_jobs, top_k", [(1, None), (4, None), (4, 3)])
+def test_place_by_index_equals_the_frame_path(fleet, index, models, kind, n_jobs, top_k):
+    model = models[kind]
+    jobs = _jobs(fleet, n_jobs)
+    at = index.end + MINUTE
+    types = fleet.hardware["hardware_type"].astype(str).tolist()
+    got = place(model, jobs, fleet.hardware, history=index, at=at, hardware_types=types,
+                top_k=top_k)
+    expected = _by_frames(model, jobs, fleet, index, at, types, top_k)
+    pd.testing.assert_frame_equal(got, expected, check_exact=True)
+    assert got["predicted_throughput"].nunique() > 1
+    # and with the log itself as the history
+    pd.testing.assert_frame_equal(
+        got, place(model, jobs, fleet.hardware, history=fleet.attempts, at=at,
+                   hardware_types=types, top_k=top_k),
+        check_exact=True,
+    )
+
+
+def test_the_plain_case_builds_no_frame(fleet, index, models, monkeypatch):
+    """The array path is taken: no candidate frame, no predict on a frame, no rank_candidates."""
+    jobs = _jobs(fleet, 3)
+    at = index.end + MINUTE
+    model = models["ordinal"]
+    expected = place(model, jobs, fleet.hardware, history=index, at=at)
+    predictions = predict_candidates(model, jobs, fleet.hardware, history=index, at=at)
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the frame path was taken")
+
+    monkeypatch.setattr(placement, "candidate_rows", refuse)
+    monkeypatch.setattr(placement, "rank_candidates", refuse)
+    monkeypatch.setattr(LeapRegressor, "predict", refuse)
+    pd.testing.assert_frame_equal(
+        place(model, jobs, fleet.hardware, history=index, at=at), expected, check_exact=True
+    )
+    pd.testing.assert_frame_equal(
+        predict_candidates(model, jobs, fleet.hardware, history=index, at=at), predictions,
+        check_exact=True,
+    )
+    # a row at or before the index's end needs the as-of join: the frame path
+    with pytest.raises(AssertionError, match="frame path"):
+        place(model, jobs, fleet.hardware, history=index, at=index.end)
+
+
+def _variants(jobs):
+    """The same jobs with columns of every dtype a user may hand over."""
+    yield "as simulated", jobs
+    yield "ids as text", jobs.assign(job_id=jobs["job_id"].astype(str))
+    yield "ids as objects", jobs.assign(job_id=jobs["job_id"].astype(object))
+    yield "categorical ids", jobs.assign(job_id=jobs["job_id"].astype("category"))
+    yield "text model types", jobs.assign(model_type=jobs["model_type"].astype(str),
+                                          model_family=jobs["model_family"].astype(object))
+    yield "categorical precision", jobs.assign(precision=jobs["precision"].astype("category"))
+    yield "nullable counts", jobs.assign(trainer_count=jobs["trainer_count"].astype("Int64"),
+                                         batch_size=jobs["batch_size"].astype("Int32"))
+    yield "float counts", jobs.assign(trainer_count=jobs["trainer_count"].astype(float))
+    yield "missing seq_len", jobs.assign(seq_len=pd.array([None] * len(jobs), dtype="Int64"))
+    yield "another index", jobs.set_axis(np.arange(len(jobs))[::-1] * 7)
+
+
+def test_candidate_columns_equal_the_frame_features_for_any_dtypes(fleet, index):
+    jobs = _jobs(fleet, 5)
+    types = fleet.hardware["hardware_type"].astype(str).tolist()[::2]
+    at = index.end + MINUTE
+    for name, variant in _variants(jobs):
+        got = _candidate_frame(index, variant, types, at)
+        expected = index.features(candidate_rows(variant, types, at=at))
+        pd.testing.assert_frame_equal(got, expected, check_exact=True, obj=name)
+
+
+def test_candidate_columns_at_each_jobs_own_time(fleet, index):
+    jobs = _jobs(fleet, 4)
+    types = fleet.hardware["hardware_type"].astype(str).tolist()[:5]
+    own = index.end + MINUTE * np.arange(1, 5)
+    for at, frame in ((own, jobs), (pd.Series(own), jobs),
+                      (None, jobs.assign(submit_time=own))):
+        got = _candidate_frame(index, frame, types, at)
+        expected = index.features(candidate_rows(frame, types, at=at))
+        pd.testing.assert_frame_equal(got, expected, check_exact=True)
+        assert got["job_days_since_last_run_any_hardware"].nunique() > 1
+
+
+def test_candidate_columns_on_a_time_zone_aware_log():
+    catalog, log = make_catalog(), make_log(4, 200)
+    log["submit_time"] = log["submit_time"].dt.tz_localize("America/New_York")
+    index = HistoryIndex(log, catalog)
+    jobs = log[["job_id", *LAUNCH_COLUMNS]].drop_duplicates("job_id").head(6)
+    types = catalog["hardware_type"].tolist()
+    at = (index.end + MINUTE).tz_convert("Asia/Tokyo")  # the same instant elsewhere
+    got = _candidate_frame(index, jobs, types, at)
+    expected = build_features(candidate_rows(jobs, types, at=at), catalog, history=log)
+    pd.testing.assert_frame_equal(got, expected, check_exact=True)
+    assert (got["job_runs_any_hardware"] > 0).any()
+    # a naive time against an aware log: the frame path's error, from place() too
+    naive = index.end.tz_localize(None) + MINUTE
+    model = LeapRegressor(n_estimators=4, random_state=0).fit(
+        build_features(log, catalog), log["throughput"].fillna(1.0).to_numpy(float))
+    errors = []
+    for history in (index, log):
+        with pytest.raises(SchemaError) as caught:
+            place(model, jobs, catalog, history=history, at=naive, hardware_types=types)
+        errors.append(str(caught.value))
+    assert errors[0] == errors[1] and "time-zone aware" in errors[0]
+
+
+def _broken_jobs(jobs, fleet):
+    yield "null model type", jobs.assign(model_type=[None] + jobs["model_type"].tolist()[1:])
+    yield "unknown precision", jobs.assign(precision="fp4")
+    yield "zero trainers", jobs.assign(trainer_count=0)
+    yield "text batch size", jobs.assign(batch_size="large")
+    yield "no parallelism column", jobs.drop(columns="parallelism")
+
+
+def test_bad_jobs_get_the_frame_paths_errors(fleet, index, models):
+    jobs = _jobs(fleet, 3)
+    at = index.end + MINUTE
+    types = fleet.hardware["hardware_type"].astype(str).tolist()
+    for name, broken in _broken_jobs(jobs, fleet):
+        assert index._candidate_columns(broken, types, at) is None, name
+        errors = []
+        for history in (index, fleet.attempts):
+            with pytest.raises((SchemaError, ValueError)) as caught:
+                place(models["ordinal"], broken, fleet.hardware, history=history, at=at,
+                      hardware_types=types)
+            errors.append((type(caught.value), str(caught.value)))
+        assert errors[0] == errors[1], name
+    # candidate lists the frame path refuses, refused alike
+    for bad_types, message in (([], "empty"), ([types[0], types[0]], "repeats"),
+                               (["no-such-accelerator"], "absent from the catalog")):
+        with pytest.raises((SchemaError, ValueError), match=message):
+            place(models["ordinal"], jobs, fleet.hardware, history=index, at=at,
+                  hardware_types=bad_types)
+
+
+def test_ranking_problems_get_rank_candidates_errors(fleet, index, models):
+    jobs = _jobs(fleet, 2)
+    at = index.end + MINUTE
+    model = models["ordinal"]
+    hardware = fleet.hardware
+    priced = hardware.assign(cost_per_device_hour=hardware["cost_per_device_hour"].astype(float))
+    zero = priced.copy()
+    zero.loc[zero.index[0], "cost_per_device_hour"] = 0.0
+    with pytest.raises(ValueError, match="cost must be > 0"):
+        place(model, jobs, zero, history=index, at=at)
+    unpriced = hardware["hardware_type"].astype(str).tolist() + ["not-in-this-catalog"]
+    with pytest.raises((ValueError, SchemaError)):
+        place(model, jobs, hardware, history=index, at=at, hardware_types=unpriced)
+    twice = pd.concat([jobs, jobs.head(1)])
+    errors = []
+    for history in (index, fleet.attempts):
+        with pytest.raises(ValueError) as caught:
+            place(model, twice, hardware, history=history, at=at)
+        errors.append(str(caught.value))
+    assert errors[0] == errors[1] and "sharing a (job_id, hardware_type) pair" in errors[0]
+    with pytest.raises(ValueError, match="top_k"):
+        place(model, jobs, hardware, history=index, at=at, top_k=0)
+    # a NumPy integer top_k answers as an int does
+    pd.testing.assert_frame_equal(
+        place(model, jobs, hardware, history=index, at=at, top_k=np.int64(2)),
+        place(model, jobs, hardware, history=index, at=at, top_k=2),
+        check_exact=True,
+    )
+
+
+class _Fixed:
+    """A fitted model that predicts given values, whatever the rows."""
+
+    def __init__(self, value):
+        self.value = value
+
+    def predict(self, X):
+        return np.full(len(X), self.value)
+
+
+@pytest.mark.parametrize("value, message", [(-1.0, "must be >= 0"), (np.inf, "infinite")])
+def test_impossible_predictions_get_rank_candidates_errors(fleet, index, value, message):
+    with pytest.raises(ValueError, match=message):
+        place(_Fixed(value), _jobs(fleet, 2), fleet.hardware, history=index,
+              at=index.end + MINUTE)
+
+
+def test_nan_predictions_rank_last_as_rank_candidates_ranks_them(fleet, index):
+    jobs = _jobs(fleet, 2)
+    at = index.end + MINUTE
+    got = place(_Fixed(np.nan), jobs, fleet.hardware, history=index, at=at)
+    types = fleet.hardware.loc[fleet.hardware["introduced"] <= at, "hardware_type"].astype(str)
+    expected = _by_frames(_Fixed(np.nan), jobs, fleet, index, at, types.tolist())
+    pd.testing.assert_frame_equal(got, expected, check_exact=True)
+    assert not got["rankable"].any()
+
+
+def test_encoded_columns_equal_the_encoded_frame(fleet, index, models):
+    jobs = _jobs(fleet, 3)
+    types = fleet.hardware["hardware_type"].astype(str).tolist()
+    names, columns = index._candidate_columns(jobs, types, index.end + MINUTE)
+    frame = frame_of_arrays(columns, pd.Index(feature_names()), pd.RangeIndex(len(columns[0])))
+    for kind in ("multiclass", "ordinal"):
+        model = models[kind]
+        np.testing.assert_array_equal(model._encode_columns(feature_names(), columns),
+                                      model._validate_X(frame, reset=False))
+        np.testing.assert_array_equal(model._predict_columns(feature_names(), columns),
+                                      model.predict(frame))
+    # columns the model was not fitted on are not encoded: the frame path decides
+    model = models["ordinal"]
+    assert model._encode_columns(feature_names()[::-1], columns[::-1]) is None
+    assert model._encode_columns(feature_names(), [c.astype(str) if isinstance(c, np.ndarray)
+                                                   else c for c in columns]) is None
+
+
+def test_a_model_fitted_on_other_columns_gets_the_frame(fleet, index):
+    """A model fitted on a subset of the features sees the full frame and says so."""
+    X = build_features(fleet.attempts, fleet.hardware)
+    ok = (fleet.attempts["status"].astype(str) == "ok").to_numpy()
+    y = fleet.attempts.loc[ok, "throughput"].to_numpy(float)
+    subset = LeapRegressor(n_estimators=4, random_state=0).fit(X.loc[ok, X.columns[:20]], y)
+    jobs = _jobs(fleet, 2)
+    errors = []
+    for history in (index, fleet.attempts):
+        with pytest.raises(ValueError) as caught:
+            place(subset, jobs, fleet.hardware, history=history, at=index.end + MINUTE)
+        errors.append(str(caught.value))
+    assert errors[0] == errors[1] and "feature names" in errors[0].lower()
