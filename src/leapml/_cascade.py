@@ -47,8 +47,10 @@ __all__ = [
 #: Bins with fewer rows than this get a constant model instead of a fitted one.
 MIN_ROWS_TO_FIT = 2
 
-#: Below this many rows, LightGBM predicts on one thread (threads cost more than they save).
-_SMALL_BATCH = 20_000
+#: Below this many rows, LightGBM predicts on one thread (threads cost more than they
+#: save). On 2 cores a 100-tree expert is slower on two threads at 48 rows and faster
+#: from about 64 rows on (benchmarks/bench_predict_threads.py).
+_SMALL_BATCH = 128
 #: Below this many rows, LightGBM trains on one thread, for the same reason; with
 #: ``deterministic=True`` the model does not depend on the thread count.
 _SMALL_FIT = 50_000
