@@ -316,8 +316,8 @@ def _ranked(predictions: _Predictions, cost: dict, n_jobs: int, top_k) -> pd.Dat
         or np.isinf(predicted).any()
         or (predicted < 0).any()
         or not np.array_equal(codes, np.tile(np.arange(n_types), n_jobs))
-        or (n_jobs > 1 and pd.unique(np.asarray(predictions.job_id, dtype=object)).size
-            != n_jobs)
+        or (n_jobs > 1
+            and pd.unique(np.asarray(predictions.job_id[::n_types], dtype=object)).size != n_jobs)
     ):
         return None
     order, added = _rank_arrays(
