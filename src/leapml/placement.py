@@ -175,7 +175,7 @@ class _Predictions(NamedTuple):
         columns = [self.job_id, self.trainer_count, self.predicted]
         if order is not None:
             columns = [taken(values, order) for values in columns]
-        return [columns[0], self.type_names.take(codes).array, *columns[1:]]
+        return [columns[0], self.type_names.array.take(codes), *columns[1:]]
 
     def frame(self) -> pd.DataFrame:
         # one frame built from arrays: copying, casting and re-indexing a
@@ -287,12 +287,21 @@ def place(
     [1, 2, 3]
     """
     predictions = _predictions(model, jobs, hardware, history, at, hardware_types)
-    names = hardware["hardware_type"].to_numpy(dtype=object)
-    cost = dict(zip([str(t) for t in names], hardware["cost_per_device_hour"].tolist(), strict=True))
+    cost = dict(zip(_as_text(hardware["hardware_type"]), hardware["cost_per_device_hour"].tolist(),
+                    strict=True))
     ranked = _ranked(predictions, cost, len(jobs), top_k)
     if ranked is not None:
         return ranked
     return rank_candidates(predictions.frame(), cost=cost, top_k=top_k)
+
+
+def _as_text(column: pd.Series) -> list[str]:
+    """``[str(value) for value in column]``, converting a categorical's categories only once."""
+    values = column.array
+    if isinstance(values, pd.Categorical):
+        names = [str(name) for name in values.categories.tolist()] + [str(np.nan)]  # code -1: NaN
+        return [names[code] for code in values.codes.tolist()]
+    return [str(value) for value in column.to_numpy(dtype=object)]
 
 
 def _ranked(predictions: _Predictions, cost: dict, n_jobs: int, top_k) -> pd.DataFrame | None:
