@@ -161,3 +161,29 @@ def test_every_input_column_keeps_its_dtype_and_values():
     pd.testing.assert_frame_equal(ranked[frame.columns], expected)
     ranked.columns = range(ranked.shape[1])  # the frame owns its labels
     assert "job_id" in frame.columns
+
+
+@pytest.mark.parametrize("top_k", [None, 2])
+def test_jobs_in_equal_blocks_rank_as_any_other_layout(top_k):
+    """Rows job after job, as many each, are sorted job by job: the same ranking as in any order."""
+    rng = np.random.default_rng(0)
+    n_jobs, types = 40, ["a100", "h100", "l4", "t4"]
+    throughput = rng.choice([1.0, 2.0, 4.0, np.nan], size=n_jobs * len(types))
+    blocks = pd.DataFrame({
+        "job_id": np.repeat([f"job-{j}" for j in range(n_jobs)], len(types)),
+        "hardware_type": types * n_jobs,
+        "predicted_throughput": throughput,  # many ties, NaN among them
+        "feasible": rng.random(n_jobs * len(types)) > 0.1,
+    })
+    shuffled = blocks.sample(frac=1.0, random_state=1)
+    # jobs in the same order of first appearance, rows within each job shuffled
+    shuffled = shuffled.sort_values("job_id", key=lambda ids: ids.map(
+        {job: i for i, job in enumerate(blocks["job_id"].unique())}), kind="stable")
+    assert not shuffled.index.equals(blocks.index)
+    kwargs = {"cost": COST, "feasible_col": "feasible", "top_k": top_k}
+    by_blocks = rank_candidates(blocks, **kwargs)
+    pd.testing.assert_frame_equal(by_blocks, rank_candidates(shuffled, **kwargs), check_exact=True)
+    # a layout not in blocks (a row of the first job moved last) takes the general path
+    moved = pd.concat([shuffled.iloc[1:], shuffled.iloc[:1]])
+    pd.testing.assert_frame_equal(rank_candidates(moved, **kwargs), by_blocks, check_exact=True)
+    assert (by_blocks.groupby("job_id", sort=False)["rank"].first() == 1).all()

@@ -309,7 +309,9 @@ class LeapRegressor(RegressorMixin, BaseEstimator):
         n = len(columns[0])
         if n == 0:
             return None
-        out = np.empty((n, len(columns)), dtype=np.float64)
+        # column by column into a column-major matrix: each write is contiguous
+        # (LightGBM reads either layout, with the same results)
+        out = np.empty((n, len(columns)), dtype=np.float64, order="F")
         for j in numeric:
             column = columns[j]
             if not isinstance(column, np.ndarray) or column.dtype.kind not in "iuf":
