@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
@@ -10,7 +11,7 @@ import pandas as pd
 import pytest
 
 from leapml import LeapRegressor
-from leapml.features import build_features
+from leapml.features import HistoryIndex, build_features
 from leapml.placement import fit_window, place
 from leapml.ranking import rank_candidates
 
@@ -79,15 +80,21 @@ def test_concurrent_bin_probabilities_match_serial(tiny_fleet, setup):
             np.testing.assert_array_equal(proba, serial[k])
 
 
-def test_concurrent_placement_matches_serial(tiny_fleet, setup):
+@pytest.mark.parametrize("indexed", [False, True])
+def test_concurrent_placement_matches_serial(tiny_fleet, setup, indexed):
     log, _, _ = setup
     model = fit_window(log, tiny_fleet.hardware, window_days=4,
                        model=LeapRegressor(n_estimators=8, random_state=0, n_jobs=1))
+    # with an index, place() takes the array path; the threads share one index
+    # and a model whose code tables are still empty (the serial answers come
+    # from a copy), so that they fill those tables at once
+    history = HistoryIndex(log, tiny_fleet.hardware) if indexed else log
+    fresh = copy.deepcopy(model)
     jobs = tiny_fleet.jobs[JOB_COLUMNS].head(16)
     submissions = [jobs.iloc[[k]] for k in range(len(jobs))]
-    serial = [place(model, s, tiny_fleet.hardware, history=log) for s in submissions]
+    serial = [place(model, s, tiny_fleet.hardware, history=history) for s in submissions]
     parts = _run_together(
-        lambda k: (k, place(model, submissions[k], tiny_fleet.hardware, history=log)),
+        lambda k: (k, place(fresh, submissions[k], tiny_fleet.hardware, history=history)),
         list(range(len(submissions))),
     )
     for part in parts:
