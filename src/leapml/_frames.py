@@ -56,8 +56,9 @@ def taken(values, order: np.ndarray):
 
 @lru_cache(maxsize=64)
 def cached_index(names: tuple) -> pd.Index:
-    """``pd.Index(names)``, built once per tuple: scoring sees the same columns and types again and again.
+    """``pd.Index(names)``, built once per tuple of names.
 
-    Share it only where nothing renames it (:func:`frame_of_arrays` copies it).
+    Scoring sees the same columns and hardware types again and again. Share
+    the index only where nothing renames it (:func:`frame_of_arrays` copies it).
     """
     return pd.Index(list(names))

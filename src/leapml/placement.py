@@ -308,8 +308,8 @@ def _ranked(predictions: _Predictions, cost: dict, n_jobs: int, top_k) -> pd.Dat
     """``rank_candidates`` of the predictions, or None unless the case is plain.
 
     Plain: each job once, with the same types in the same order, every type
-    costed above zero, every prediction finite and >= 0 (or NaN), no
-    trainer count below one. :func:`rank_candidates` checks and answers
+    costed above zero, every trainer count above zero, every prediction
+    finite and >= 0 (or NaN). :func:`rank_candidates` checks and answers
     the rest.
     """
     predicted, codes = predictions.predicted, predictions.type_codes
