@@ -1,0 +1,298 @@
+"""Hostile inputs, second round: crafted model files, time edge cases, weights, ids, types.
+
+Each test here backs a row of the table in ``docs/reliability.md``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import struct
+import subprocess
+import sys
+import textwrap
+import zipfile
+
+import numpy as np
+import pytest
+from _synthetic import make_throughput_regression
+
+from leapml import LeapRegressor
+from leapml.cli import main
+from leapml.io import ModelFileError, load, save, write_table
+
+
+@pytest.fixture(scope="module")
+def data():
+    return make_throughput_regression(200, random_state=3)
+
+
+@pytest.fixture(scope="module")
+def model_file(tmp_path_factory, data):
+    X, y = data
+    model = LeapRegressor(n_bins=3, n_estimators=3, random_state=0).fit(X, y)
+    return save(model, tmp_path_factory.mktemp("model") / "model.leap")
+
+
+def _members(path):
+    with zipfile.ZipFile(path) as archive:
+        return {name: archive.read(name) for name in archive.namelist()}
+
+
+def _signed(members, out):
+    """Write ``members`` as a model file whose manifest matches them: only the content is wrong."""
+    manifest = json.loads(members["manifest.json"])
+    manifest["members"] = {name: hashlib.sha256(data).hexdigest()
+                           for name, data in members.items() if name != "manifest.json"}
+    with zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("manifest.json", json.dumps(manifest))
+        for name, data in members.items():
+            if name != "manifest.json":
+                archive.writestr(name, data)
+    return out
+
+
+def _with_metadata(model_file, out, edit):
+    members = _members(model_file)
+    metadata = json.loads(members["metadata.json"])
+    metadata = edit(metadata)
+    members["metadata.json"] = (metadata if isinstance(metadata, bytes)
+                                else json.dumps(metadata).encode())
+    return _signed(members, out)
+
+
+# -- 1. corrupt or crafted model files ------------------------------------------
+
+
+def _central_entry(raw, name):
+    """Offset of ``name``'s entry in the zip's central directory."""
+    at = raw.index(b"PK\x01\x02")
+    while True:
+        length = struct.unpack("<H", raw[at + 28:at + 30])[0]
+        if raw[at + 46:at + 46 + length] == name.encode():
+            return at
+        at = raw.index(b"PK\x01\x02", at + 4)
+
+
+def _local_data(raw, name):
+    """Offset of the (compressed) bytes of member ``name``."""
+    at = raw.index(b"PK\x03\x04")
+    while True:
+        name_length, extra_length = struct.unpack("<HH", raw[at + 26:at + 30])
+        if raw[at + 30:at + 30 + name_length] == name.encode():
+            return at + 30 + name_length + extra_length
+        at = raw.index(b"PK\x03\x04", at + 4)
+
+
+def _encrypted_flag(raw):
+    at = _central_entry(raw, "manifest.json")
+    return raw[:at + 8] + struct.pack("<H", 1) + raw[at + 10:]
+
+
+def _unknown_compression(raw):
+    at = _central_entry(raw, "metadata.json")
+    return raw[:at + 10] + struct.pack("<H", 99) + raw[at + 12:]
+
+
+def _broken_deflate_stream(raw):
+    at = _local_data(raw, "metadata.json")
+    return raw[:at] + b"\xff\xff\xff\xff" + raw[at + 4:]
+
+
+@pytest.mark.parametrize("damage", [_encrypted_flag, _unknown_compression, _broken_deflate_stream])
+def test_damaged_archive_is_a_model_file_error(tmp_path, model_file, damage):
+    # RuntimeError, NotImplementedError and zlib.error inside zipfile
+    bad = tmp_path / "bad.leap"
+    bad.write_bytes(damage(model_file.read_bytes()))
+    with pytest.raises(ModelFileError, match="bad.leap"):
+        load(bad)
+
+
+def test_flipped_bits_anywhere_give_a_model_file_error_or_the_model(tmp_path, model_file, data):
+    raw = model_file.read_bytes()
+    rng = np.random.default_rng(0)
+    bad = tmp_path / "bad.leap"
+    for _ in range(150):
+        damaged = bytearray(raw)
+        for position in rng.integers(0, len(raw), size=rng.integers(1, 4)):
+            damaged[position] ^= 1 << int(rng.integers(8))
+        bad.write_bytes(bytes(damaged))
+        try:
+            model = load(bad)
+        except ModelFileError:
+            continue
+        # a flip in a byte zip ignores (a timestamp) leaves the model whole
+        assert np.all(np.isfinite(model.predict(data[0])))
+
+
+def _drop(key):
+    def edit(metadata):
+        del metadata[key]
+        return metadata
+    return edit
+
+
+def _set(section, key, value):
+    def edit(metadata):
+        metadata[section][key] = value
+        return metadata
+    return edit
+
+
+def _regressor_entry(entry):
+    def edit(metadata):
+        metadata["regressors_"][0] = entry
+        return metadata
+    return edit
+
+
+@pytest.mark.parametrize("edit, reason", [
+    (lambda m: list(m), "not a JSON object"),
+    (lambda m: b"\xff\xfe" + json.dumps(m).encode(), "UnicodeDecodeError"),
+    (_drop("fitted"), "missing key 'fitted'"),
+    (_drop("regressors_"), "missing key 'regressors_'"),
+    (_set("fitted", "n_bins_", "3"), "n_bins_ is not a count"),
+    (_set("fitted", "n_bins_", 7), "bin_edges_ does not fit n_bins_"),
+    (_set("fitted", "categories_", {"a": 1}), "categories_ is not a list"),
+    (_set("fitted", "feature_names_in_", [1, 2]), "feature_names_in_"),
+    (_set("params", "colour", "red"), r"unknown parameter\(s\) \['colour'\]"),
+    (_set("params", "n_bins", -4), "n_bins"),
+    (_set("params", "regressor", ["LGBMRegressor"]), "estimator entry"),
+    (lambda m: {**m, "params": None}, "'params' is not a JSON object"),
+    (_regressor_entry({"kind": "lightgbm", "member": "regressors/999.txt"}), "is not in the file"),
+    (_regressor_entry({"kind": "constant", "value": "x"}), "no finite value"),
+    (_regressor_entry({"kind": "pickle"}), "unknown sub-model kind"),
+    (_regressor_entry([]), "not a JSON object"),
+    (lambda m: {**m, "classifier_": {"kind": "lightgbm", "member": "regressors/000.txt"}},
+     "has 1 outputs, expected 3"),
+])
+def test_malformed_metadata_is_a_model_file_error(tmp_path, model_file, edit, reason):
+    bad = _with_metadata(model_file, tmp_path / "bad.leap", edit)
+    with pytest.raises(ModelFileError, match=reason):
+        load(bad)
+
+
+def _with_member(model_file, out, name, edit):
+    members = _members(model_file)
+    members[name] = edit(members[name].decode()).encode()
+    return _signed(members, out)
+
+
+@pytest.mark.parametrize("edit, reason", [
+    (lambda text: "hello, not a model", "does not start with 'tree'"),
+    (lambda text: text.replace("max_feature_idx=", "max_feature_idx=1", 1), "feature_names"),
+    (lambda text: text.replace("split_feature=", "split_feature=9 ", 1), "split_feature has"),
+    (lambda text: text.replace("left_child=", "left_child=0 ", 1).replace(
+        "right_child=", "right_child=-1 ", 1), "left_child has"),
+    (lambda text: text.replace("end of trees", ""), "end of trees"),
+    (lambda text: text.replace("objective=regression_l1", "objective=eval"), "unknown objective"),
+])
+def test_malformed_lightgbm_text_is_a_model_file_error(tmp_path, model_file, edit, reason):
+    bad = _with_member(model_file, tmp_path / "bad.leap", "regressors/000.txt", edit)
+    with pytest.raises(ModelFileError, match=reason):
+        load(bad)
+
+
+# LightGBM parses a model's trees in parallel and aborts the process on the
+# first error there; these run in a child so that a regression fails the test
+# instead of killing the test session.
+_CRAFTED = textwrap.dedent("""
+    import random, re, sys
+    import numpy as np
+    sys.path.insert(0, {tests!r})
+    from test_hostile_inputs import _members, _signed
+    from leapml.io import ModelFileError, load
+    rng = random.Random(0)
+    outcomes = []
+    for case in range({cases}):
+        members = _members({path!r})
+        name = rng.choice(sorted(n for n in members if n.endswith(".txt")))
+        lines = members[name].decode().split("\\n")
+        if case == 0:
+            # the published crash: num_leaves that disagrees with the arrays
+            lines = [re.sub("^num_leaves=.*", "num_leaves=9", l, count=1) for l in lines]
+        for _ in range(rng.randint(1, 3)):
+            j = rng.randrange(len(lines))
+            tokens = lines[j].split(" ")
+            op = rng.randrange(5)
+            if op == 0:
+                k = rng.randrange(len(tokens))
+                tokens[k] = re.sub(r"-?\\d+", str(rng.randint(-3, 40)), tokens[k], count=1)
+            elif op == 1 and len(tokens) > 1:
+                del tokens[rng.randrange(len(tokens))]
+            elif op == 2:
+                tokens.append(rng.choice(tokens))
+            elif op == 3:
+                lines.insert(rng.randrange(len(lines)), lines[j])
+                continue
+            else:
+                del lines[j]
+                continue
+            lines[j] = " ".join(tokens)
+        members[name] = "\\n".join(lines).encode()
+        bad = _signed(members, {out!r})
+        try:
+            model = load(bad)
+        except ModelFileError:
+            outcomes.append("refused")
+            continue
+        prediction = model.predict(np.zeros((3, model.n_features_in_)))
+        assert np.all(prediction > 0), prediction
+        outcomes.append("loaded")
+    print(outcomes.count("refused"), outcomes.count("loaded"))
+""")
+
+
+def test_crafted_lightgbm_members_never_abort_the_process(tmp_path, model_file):
+    script = _CRAFTED.format(tests=os.path.dirname(__file__), path=str(model_file),
+                             out=str(tmp_path / "crafted.leap"), cases=80)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=300, env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    assert done.returncode == 0, done.stderr[-2000:]
+    refused, loaded = map(int, done.stdout.split())
+    assert refused + loaded == 80 and refused > 20
+    assert "[Fatal]" not in done.stderr  # LightGBM never got to reject a text itself
+
+
+def test_crafted_model_file_gives_one_line_in_the_cli(tmp_path, model_file, capsys):
+    bad = _with_member(model_file, tmp_path / "bad.leap", "classifier.txt",
+                       lambda text: text.replace("num_leaves=", "num_leaves=1", 1))
+    code = main(["predict", "--model", str(bad), "--submissions", "s.csv",
+                 "--attempts", "a.csv", "--hardware", "h.csv"])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err.count("\n") == 1 and "bad.leap" in err and "Traceback" not in err
+
+
+# -- 8. files others must read ---------------------------------------------------
+
+
+@pytest.fixture()
+def umask():
+    def set_umask(mask):
+        previous.append(os.umask(mask))
+    previous = []
+    yield set_umask
+    for mask in reversed(previous):
+        os.umask(mask)
+
+
+@pytest.mark.parametrize("mask", [0o022, 0o002, 0o077])
+def test_written_files_get_the_umask_mode(tmp_path, data, model_file, umask, mask):
+    umask(mask)
+    table = write_table(data[0].head(3), tmp_path / "table.parquet")
+    csv = write_table(data[0].head(3), tmp_path / "table.csv")
+    model = save(load(model_file), tmp_path / "model.leap")
+    for path in (table, csv, model):
+        assert oct(path.stat().st_mode & 0o777) == oct(0o666 & ~mask), path
+
+
+def test_saving_a_model_twice_gives_the_same_bytes(tmp_path, model_file, monkeypatch):
+    model = load(model_file)
+    first = save(model, tmp_path / "first.leap").read_bytes()
+    # a later clock: archive timestamps must not reach the file
+    monkeypatch.setattr(zipfile.time, "time", lambda: 4_000_000_000.0)
+    second = save(model, tmp_path / "second.leap").read_bytes()
+    assert first == second
+    assert save(load(tmp_path / "second.leap"), tmp_path / "third.leap").read_bytes() == first
