@@ -15,6 +15,7 @@ import textwrap
 import zipfile
 
 import numpy as np
+import pandas as pd
 import pytest
 from _synthetic import make_throughput_regression
 
@@ -296,3 +297,76 @@ def test_saving_a_model_twice_gives_the_same_bytes(tmp_path, model_file, monkeyp
     second = save(model, tmp_path / "second.leap").read_bytes()
     assert first == second
     assert save(load(tmp_path / "second.leap"), tmp_path / "third.leap").read_bytes() == first
+
+
+# -- 6. ranking inputs -----------------------------------------------------------
+
+LAUNCH = ["job_id", "model_type", "model_family", "trainer_count", "batch_size", "precision",
+          "seq_len", "parallelism"]
+
+
+@pytest.fixture(scope="module")
+def fleet_log(tiny_fleet):
+    return tiny_fleet.attempts.drop(columns="expected_throughput")
+
+
+@pytest.fixture(scope="module")
+def fleet_model(fleet_log, tiny_fleet):
+    from leapml.placement import fit_window
+
+    return fit_window(fleet_log, tiny_fleet.hardware, window_days=3,
+                      model=LeapRegressor(n_estimators=5, random_state=0, n_jobs=1))
+
+
+@pytest.mark.parametrize("cost", [np.inf, -np.inf])
+def test_infinite_cost_is_refused_by_rank_candidates(cost):
+    from leapml.ranking import rank_candidates
+
+    frame = pd.DataFrame({"job_id": [1, 1], "hardware_type": ["a", "b"],
+                          "predicted_throughput": [1.0, 2.0], "price": [1.0, cost]})
+    with pytest.raises(ValueError, match=r"finite and > 0; it is not for \['b'\]"):
+        rank_candidates(frame, cost={"a": 1.0, "b": cost})
+    with pytest.raises(ValueError, match=r"finite and > 0: 1 row\(s\).*\['b'\]"):
+        rank_candidates(frame, cost="price")
+    with pytest.raises(ValueError, match="'trainer_count' must be finite"):
+        rank_candidates(frame.assign(trainer_count=[1.0, np.inf], price=1.0), cost="price")
+
+
+@pytest.mark.parametrize("cost", ["price", {"a": 1.0, "b": 2.0}])
+def test_missing_hardware_type_is_named_not_a_duplicate(cost):
+    from leapml.ranking import rank_candidates
+
+    frame = pd.DataFrame({"job_id": [1, 1, 2, 2], "hardware_type": ["a", "b", "b", None],
+                          "predicted_throughput": [1.0, 2.0, 3.0, 4.0], "price": 1.0})
+    with pytest.raises(ValueError, match="1 row\\(s\\) have no hardware type in 'hardware_type'"):
+        rank_candidates(frame, cost=cost)
+
+
+def test_one_hardware_type_given_as_a_string(fleet_log, tiny_fleet, fleet_model):
+    from leapml.features import HistoryIndex
+    from leapml.placement import place, predict_candidates
+
+    jobs = tiny_fleet.jobs[LAUNCH].head(2)
+    for history in (fleet_log, HistoryIndex(fleet_log, tiny_fleet.hardware)):
+        one = place(fleet_model, jobs, tiny_fleet.hardware, history=history,
+                    hardware_types="H100-80GB-SXM5")
+        listed = place(fleet_model, jobs, tiny_fleet.hardware, history=history,
+                       hardware_types=["H100-80GB-SXM5"])
+        pd.testing.assert_frame_equal(one, listed)
+        assert one["hardware_type"].astype(str).tolist() == ["H100-80GB-SXM5"] * 2
+        predicted = predict_candidates(fleet_model, jobs, tiny_fleet.hardware, history=history,
+                                       hardware_types="H100-80GB-SXM5")
+        assert len(predicted) == 2
+
+
+def test_place_with_an_empty_history(fleet_log, tiny_fleet, fleet_model):
+    from leapml.placement import place
+
+    jobs = tiny_fleet.jobs[LAUNCH].head(2)
+    empty = fleet_log.iloc[:0]
+    with pytest.raises(ValueError, match="history is empty.*give at=<timestamp>"):
+        place(fleet_model, jobs, tiny_fleet.hardware, history=empty)
+    # with a submission time there is an answer: new jobs, known only by their configuration
+    ranked = place(fleet_model, jobs, tiny_fleet.hardware, history=empty,
+                   at=fleet_log["submit_time"].max())
+    assert len(ranked) > 0 and ranked["predicted_throughput"].gt(0).all()

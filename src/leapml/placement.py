@@ -13,7 +13,13 @@ import pandas as pd
 from sklearn.base import clone
 
 from ._frames import cached_index, column_values, frame_of_arrays, taken
-from .features import HistoryIndex, build_features, candidate_rows, feature_names
+from .features import (
+    HistoryIndex,
+    _candidate_names,
+    build_features,
+    candidate_rows,
+    feature_names,
+)
 from .ranking import _rank_arrays, rank_candidates
 from .schema import validate_attempts, validate_hardware
 
@@ -191,7 +197,14 @@ def _predictions(model, jobs, hardware, history, at, hardware_types) -> _Predict
     own_times = at is None and "submit_time" in jobs
     if at is None and not own_times:
         latest = history.last_submit if indexed else history["submit_time"].max()
+        if pd.isna(latest):
+            raise ValueError(
+                "history is empty, so the submission time cannot default to just after its "
+                "last attempt: give at=<timestamp> or a submit_time column in jobs"
+            )
         at = pd.Timestamp(latest) + pd.Timedelta(seconds=1)
+    if isinstance(hardware_types, (str, pd.DataFrame)):
+        hardware_types = _candidate_names(hardware_types)  # one name, or a catalog's types
     if hardware_types is None:
         times = jobs["submit_time"] if own_times else at
         latest = pd.Series(times).max() if not np.isscalar(times) else pd.Timestamp(times)
@@ -320,8 +333,8 @@ def _ranked(predictions: _Predictions, cost: dict, n_jobs: int, top_k) -> pd.Dat
     unit_cost = np.array([cost.get(name, np.nan) for name in names], dtype=np.float64)
     trainers = np.asarray(predictions.trainer_count, dtype=np.float64)
     if (
-        not (unit_cost > 0).all()
-        or not (trainers > 0).all()
+        not ((unit_cost > 0) & np.isfinite(unit_cost)).all()
+        or not ((trainers > 0) & np.isfinite(trainers)).all()
         or np.isinf(predicted).any()
         or (predicted < 0).any()
         or not np.array_equal(codes, np.tile(np.arange(n_types), n_jobs))
