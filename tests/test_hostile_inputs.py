@@ -370,3 +370,32 @@ def test_place_with_an_empty_history(fleet_log, tiny_fleet, fleet_model):
     ranked = place(fleet_model, jobs, tiny_fleet.hardware, history=empty,
                    at=fleet_log["submit_time"].max())
     assert len(ranked) > 0 and ranked["predicted_throughput"].gt(0).all()
+
+
+# -- 9. interrupts -----------------------------------------------------------------
+
+# Ctrl-C lands wherever the process is: here, while Python imports ``module``
+# (at the top of the command, or inside the subcommand), raised by an import hook.
+_INTERRUPTED_IMPORT = textwrap.dedent("""
+    import sys
+
+    class Interrupt:
+        def find_spec(self, name, path=None, target=None):
+            if name == {module!r}:
+                raise KeyboardInterrupt
+
+    sys.meta_path.insert(0, Interrupt())
+    from leapml.cli import main
+    sys.exit(main({argv!r}))
+""")
+
+
+@pytest.mark.parametrize("module", ["pandas", "lightgbm"])
+def test_ctrl_c_while_importing_prints_one_line(tmp_path, module):
+    argv = ["fit", "--attempts", str(tmp_path / "a.csv"), "--hardware", str(tmp_path / "h.csv"),
+            "--out", str(tmp_path / "m.leap")]
+    script = _INTERRUPTED_IMPORT.format(module=module, argv=argv)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=120, env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    assert done.returncode == 130, done.stderr[-2000:]
+    assert done.stderr == "leapml: interrupted\n"

@@ -7,14 +7,20 @@ exit status, never a traceback.
 
 from __future__ import annotations
 
-import argparse
 import sys
-import warnings
-from pathlib import Path
 
-import pandas as pd
+try:
+    # Ctrl-C while the heavy modules load must end as quietly as one later on
+    import argparse
+    import warnings
+    from pathlib import Path
 
-from . import __version__
+    import pandas as pd
+
+    from . import __version__
+except KeyboardInterrupt:
+    print("leapml: interrupted", file=sys.stderr)
+    raise SystemExit(130) from None
 
 __all__ = ["main"]
 
@@ -40,6 +46,15 @@ def main(argv: list[str] | None = None) -> int:
     leapml 0.1.0
     0
     """
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:
+        # also while a subcommand imports the modules it needs
+        print("leapml: interrupted", file=sys.stderr)
+        return 130
+
+
+def _main(argv: list[str] | None) -> int:
     parser = _parser()
     try:
         args = parser.parse_args(argv)
@@ -53,9 +68,6 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     try:
         return args.run(args) or 0
-    except KeyboardInterrupt:
-        print("leapml: interrupted", file=sys.stderr)
-        return 130
     except (_Fail, ValueError, TypeError, KeyError, OSError) as err:
         message = " ".join(str(err).split()) or type(err).__name__
         print(f"leapml {args.command}: error: {message}", file=sys.stderr)
