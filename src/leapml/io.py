@@ -109,6 +109,10 @@ def write_table(frame: pd.DataFrame, path: str | os.PathLike) -> Path:
 def read_table(path: str | os.PathLike) -> pd.DataFrame:
     """Read a Parquet or CSV table written by :func:`write_table` or by a user.
 
+    A CSV's id and category columns (``job_id``, ``attempt_id``,
+    ``hardware_type``, ``precision``, ...) are read as text, so that an id
+    such as ``00413`` keeps its zeros.
+
     Raises
     ------
     FileNotFoundError
@@ -136,9 +140,18 @@ def read_table(path: str | os.PathLike) -> pd.DataFrame:
     try:
         if fmt == "parquet":
             return pd.read_parquet(path, engine="pyarrow")
-        return pd.read_csv(path)
+        # ids and categories stay text: job "00413" is not the number 413
+        return pd.read_csv(path, dtype=dict.fromkeys(_text_columns(), str))
     except (OSError, ValueError, pd.errors.ParserError) as err:
         raise ValueError(f"{path} is not a readable {fmt} file: {err}") from err
+
+
+def _text_columns() -> list[str]:
+    """The columns the schema holds as text (ids and categories), whatever they look like."""
+    from leapml.schema import ATTEMPT_COLUMNS, HARDWARE_COLUMNS
+
+    return sorted({c.name for c in (*ATTEMPT_COLUMNS, *HARDWARE_COLUMNS)
+                   if c.kind in ("id", "category")})
 
 
 def _format_of(path: Path) -> str:
@@ -429,8 +442,9 @@ _ARCHIVE_ERRORS = (zipfile.BadZipFile, zlib.error, NotImplementedError, RuntimeE
 
 def _read_members(path):
     """Every member the manifest lists, checked against its SHA-256."""
+    raw = path.read_bytes()  # a directory or an unreadable file raises its own OSError
     try:
-        archive = zipfile.ZipFile(io.BytesIO(path.read_bytes()))
+        archive = zipfile.ZipFile(io.BytesIO(raw))
     except _ARCHIVE_ERRORS as err:
         raise ModelFileError(f"{path} is not a leapml model file (not a zip archive)") from err
     with archive:
