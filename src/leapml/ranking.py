@@ -212,7 +212,7 @@ def rank_candidates(predictions, *, cost, job_col="job_id", hardware_col="hardwa
         if bad.any():
             kinds = sorted({str(h) for h in hardware[bad].unique()})
             raise ValueError(
-                f"cost column {cost!r} must be finite and > 0: {int(bad.sum())} row(s) are "
+                f"cost column {cost!r} must be > 0 and finite: {int(bad.sum())} row(s) are "
                 f"not, for hardware type(s) {kinds}"
             )
     else:
@@ -223,7 +223,7 @@ def rank_candidates(predictions, *, cost, job_col="job_id", hardware_col="hardwa
         bad_types = [str(h) for h, ok in zip(hardware_names, _positive_finite(per_type), strict=True)
                      if not ok]
         if bad_types:
-            raise ValueError(f"cost must be finite and > 0; it is not for {sorted(bad_types)}")
+            raise ValueError(f"cost must be > 0 and finite; it is not for {sorted(bad_types)}")
         unit_cost = per_type[hardware_codes] if n else np.empty(0)
 
     if trainer_col is not None and trainer_col in predictions.columns:
@@ -231,7 +231,7 @@ def rank_candidates(predictions, *, cost, job_col="job_id", hardware_col="hardwa
         bad = ~_positive_finite(trainers)
         if bad.any():
             raise ValueError(
-                f"{trainer_col!r} must be finite and > 0: {int(bad.sum())} row(s) are not"
+                f"{trainer_col!r} must be > 0 and finite: {int(bad.sum())} row(s) are not"
             )
         hourly = unit_cost * trainers
     else:

@@ -361,7 +361,10 @@ class LeapRegressor(RegressorMixin, BaseEstimator):
         y : array-like of shape (n_samples,)
             Throughput, strictly positive and finite.
         sample_weight : array-like of shape (n_samples,), default=None
-            Non-negative row weights, used by the bins, every expert and the router.
+            Non-negative row weights, used by the bins, every expert and the
+            router. Only their ratios matter: they are divided by their mean,
+            so weights in hours and the same weights in minutes fit the same
+            model.
 
         Returns
         -------
@@ -383,8 +386,8 @@ class LeapRegressor(RegressorMixin, BaseEstimator):
                 f"{int(np.isinf(y).sum())} inf, {int((y <= 0).sum())} <= 0)."
             )
         if sample_weight is not None:
-            sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64,
-                                                 ensure_non_negative=True)
+            sample_weight = _unit_free(_check_sample_weight(sample_weight, X, dtype=np.float64,
+                                                            ensure_non_negative=True))
         # A canonical row order makes the fit independent of the order rows
         # arrive in, LightGBM's row sampling included.
         order = _canonical_order(X, y, sample_weight)
@@ -601,6 +604,21 @@ def _category_codes(state, j, values):
     mapped = np.array([np.nan if u < 0 else lookup.get(name, np.nan)
                        for u, name in zip(used.tolist(), names, strict=True)], dtype=np.float64)
     return mapped[inverse]
+
+
+def _unit_free(sample_weight):
+    """Weights divided by their mean, so that their unit (hours, minutes, ...) cannot matter.
+
+    LightGBM compares sums of weights with absolute thresholds
+    (``min_child_weight``, the hessian floor), so weights in minutes fit
+    another model than the same weights in hours. The mean-one weights are
+    rounded to 32 significant bits: the division leaves the last bits of
+    ``w`` and ``60 * w`` apart, and the rounding makes them equal.
+    """
+    # scikit-learn's check refuses weights that are all zero
+    total = float(np.sum(sample_weight))
+    mantissa, exponent = np.frexp(sample_weight * (len(sample_weight) / total))
+    return np.ldexp(np.round(mantissa * 2.0**32) / 2.0**32, exponent)
 
 
 def _canonical_order(X, y, sample_weight):
