@@ -324,11 +324,11 @@ def test_infinite_cost_is_refused_by_rank_candidates(cost):
 
     frame = pd.DataFrame({"job_id": [1, 1], "hardware_type": ["a", "b"],
                           "predicted_throughput": [1.0, 2.0], "price": [1.0, cost]})
-    with pytest.raises(ValueError, match=r"finite and > 0; it is not for \['b'\]"):
+    with pytest.raises(ValueError, match=r"> 0 and finite; it is not for \['b'\]"):
         rank_candidates(frame, cost={"a": 1.0, "b": cost})
-    with pytest.raises(ValueError, match=r"finite and > 0: 1 row\(s\).*\['b'\]"):
+    with pytest.raises(ValueError, match=r"> 0 and finite: 1 row\(s\).*\['b'\]"):
         rank_candidates(frame, cost="price")
-    with pytest.raises(ValueError, match="'trainer_count' must be finite"):
+    with pytest.raises(ValueError, match="'trainer_count' must be > 0 and finite"):
         rank_candidates(frame.assign(trainer_count=[1.0, np.inf], price=1.0), cost="price")
 
 
@@ -399,3 +399,231 @@ def test_ctrl_c_while_importing_prints_one_line(tmp_path, module):
                           timeout=120, env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
     assert done.returncode == 130, done.stderr[-2000:]
     assert done.stderr == "leapml: interrupted\n"
+
+
+# -- 7. identifiers ----------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def padded(fleet_log, tiny_fleet):
+    """The log and the jobs with zero-padded text ids, as many schedulers write them."""
+    log = fleet_log.assign(job_id=fleet_log["job_id"].map("{:05d}".format))
+    jobs = tiny_fleet.jobs[LAUNCH].head(6)
+    return log, jobs.assign(job_id=jobs["job_id"].map("{:05d}".format))
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".parquet"])
+def test_zero_padded_job_ids_survive_a_file(tmp_path, padded, tiny_fleet, fleet_model, suffix):
+    from leapml.io import read_table
+    from leapml.placement import predict_candidates
+
+    log, jobs = padded
+    path = write_table(jobs, tmp_path / f"submissions{suffix}")
+    read = read_table(path)
+    assert read["job_id"].tolist() == jobs["job_id"].tolist()
+    kwargs = {"history": log, "hardware_types": ["H100-80GB-SXM5", "T4-16GB"],
+              "at": log["submit_time"].max()}
+    expected = predict_candidates(fleet_model, jobs, tiny_fleet.hardware, **kwargs)
+    got = predict_candidates(fleet_model, read, tiny_fleet.hardware, **kwargs)
+    np.testing.assert_array_equal(got["predicted_throughput"], expected["predicted_throughput"])
+
+
+def test_ids_match_as_text_between_tables(fleet_log, tiny_fleet, fleet_model):
+    from leapml.features import HistoryIndex, build_features
+    from leapml.placement import predict_candidates
+
+    jobs = tiny_fleet.jobs[LAUNCH].head(6)
+    as_text = jobs.assign(job_id=jobs["job_id"].astype(str))
+    kwargs = {"hardware_types": ["H100-80GB-SXM5", "T4-16GB"], "at": fleet_log["submit_time"].max()}
+    for history in (fleet_log, HistoryIndex(fleet_log, tiny_fleet.hardware)):
+        numbers = predict_candidates(fleet_model, jobs, tiny_fleet.hardware, history=history,
+                                     **kwargs)
+        text = predict_candidates(fleet_model, as_text, tiny_fleet.hardware, history=history,
+                                  **kwargs)
+        np.testing.assert_array_equal(text["predicted_throughput"],
+                                      numbers["predicted_throughput"])
+    # the history features see the job's past runs under either spelling
+    log_text = fleet_log.assign(job_id=fleet_log["job_id"].astype(str))
+    pd.testing.assert_frame_equal(build_features(log_text, tiny_fleet.hardware),
+                                  build_features(fleet_log, tiny_fleet.hardware))
+
+
+def test_cli_keeps_zero_padded_ids(tmp_path, padded, tiny_fleet, fleet_model, capsys):
+    log, jobs = padded
+    attempts = write_table(log, tmp_path / "attempts.parquet")
+    catalog = write_table(tiny_fleet.hardware, tmp_path / "hardware.parquet")
+    submissions = write_table(jobs.assign(hardware_type="T4-16GB"), tmp_path / "jobs.csv")
+    model = save(fleet_model, tmp_path / "model.leap")
+    out = tmp_path / "out.csv"
+    assert main(["predict", "--model", str(model), "--submissions", str(submissions),
+                 "--attempts", str(attempts), "--hardware", str(catalog), "--out", str(out)]) == 0
+    assert out.read_text().splitlines()[1].startswith(jobs["job_id"].iloc[0] + ",")
+    from leapml.placement import predict_candidates
+
+    expected = predict_candidates(fleet_model, jobs, tiny_fleet.hardware, history=log,
+                                  hardware_types=["T4-16GB"],
+                                  at=log["submit_time"].max() + pd.Timedelta(seconds=1))
+    got = pd.read_csv(out, dtype={"job_id": str})
+    np.testing.assert_allclose(got["predicted_throughput"], expected["predicted_throughput"],
+                               rtol=1e-12)
+
+
+# -- 2. sample weights -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("router", ["multiclass", "ordinal"])
+@pytest.mark.parametrize("seed", [0, 1])
+def test_the_unit_of_sample_weight_does_not_change_the_model(data, router, seed):
+    X, y = data
+    weight = np.random.default_rng(seed).uniform(0.01, 0.05, len(y))  # device-hours, say
+
+    def fitted(scale):
+        model = LeapRegressor(n_bins=4, n_estimators=10, random_state=seed, router=router)
+        return model.fit(X, y, sample_weight=weight * scale)
+
+    hours = fitted(1.0)
+    for scale in (60.0, 3600.0, 1e-3):  # minutes, seconds, a thousandth
+        other = fitted(scale)
+        np.testing.assert_array_equal(other.predict(X), hours.predict(X))
+        np.testing.assert_array_equal(other.bin_edges_, hours.bin_edges_)
+
+
+# -- 4. estimator parameters -------------------------------------------------------
+
+
+def test_router_class_weight_is_honoured(data):
+    from lightgbm import LGBMClassifier
+
+    X, y = data
+
+    def fitted(class_weight):
+        classifier = LGBMClassifier(n_estimators=10, verbose=-1, class_weight=class_weight)
+        return LeapRegressor(n_bins=4, n_estimators=10, random_state=0,
+                             classifier=classifier).fit(X, y)
+
+    plain, heavy = fitted(None), fitted({0: 50.0})
+    # a heavy bin 0 draws rows into it
+    assert (heavy.predict_bin(X) == 0).sum() > (plain.predict_bin(X) == 0).sum()
+    # the experts do not read the router's class weights
+    for a, b in zip(heavy.regressors_, plain.regressors_, strict=True):
+        assert a.model_to_string() == b.model_to_string()
+    assert not np.array_equal(fitted("balanced").predict_bin_proba(X), plain.predict_bin_proba(X))
+
+
+@pytest.mark.parametrize("classifier, regressor, match", [
+    ({"class_weight": {"a": 2.0}}, None, "must map bin indices"),
+    ({"class_weight": {7: 2.0}}, None, "must map bin indices 0..3"),
+    ({"class_weight": "sqrt"}, None, "'balanced' or a dict"),
+    ({"objective": "binary"}, None, "objective='binary'"),
+    (None, {"class_weight": "balanced"}, "only a classifier reads"),
+])
+def test_estimator_parameters_that_cannot_apply_are_refused(data, classifier, regressor, match):
+    from lightgbm import LGBMClassifier, LGBMRegressor
+
+    X, y = data
+    model = LeapRegressor(
+        n_bins=4, n_estimators=5,
+        classifier=None if classifier is None else LGBMClassifier(n_estimators=5, **classifier),
+        regressor=None if regressor is None else LGBMRegressor(n_estimators=5, **regressor),
+    )
+    with pytest.raises(ValueError, match=match):
+        model.fit(X, y)
+
+
+def test_one_vs_all_router_objective_is_kept(data):
+    from lightgbm import LGBMClassifier
+
+    X, y = data
+    models = [LeapRegressor(n_bins=4, n_estimators=5, random_state=0, classifier=LGBMClassifier(
+        n_estimators=5, verbose=-1, objective=objective)).fit(X, y)
+        for objective in ("multiclass", "multiclassova")]
+    assert "objective=multiclassova" in models[1].classifier_.model_to_string()
+    assert not np.array_equal(models[0].predict_bin_proba(X), models[1].predict_bin_proba(X))
+
+
+# -- 5. time ------------------------------------------------------------------------
+
+
+def _moved(log, start, tz):
+    """The log's times moved to begin on ``start`` (UTC), then read on the clock of ``tz``."""
+    t = log["submit_time"]
+    moved = t - t.min().floor("D") + pd.Timestamp(start)
+    return log.assign(submit_time=moved.dt.tz_localize("UTC").dt.tz_convert(tz))
+
+
+def _tiny_models():
+    return {"leap": LeapRegressor(n_estimators=3, random_state=0, n_jobs=1)}
+
+
+# Santiago skips 2026-09-06 00:00; Havana 2026-03-08 00:00; Beirut repeats its
+# last hour of 2026-10-24 (the midnight itself does not exist twice).
+@pytest.mark.parametrize("tz, start", [("America/Santiago", "2026-09-03 04:00"),
+                                       ("America/Havana", "2026-03-05 06:00"),
+                                       ("Asia/Beirut", "2026-10-21 00:00")])
+def test_daylight_saving_change_at_midnight(fleet_log, tiny_fleet, tz, start):
+    from leapml.backtest import nightly
+    from leapml.placement import fit_window
+
+    log = _moved(fleet_log, start, tz)
+    model = fit_window(log, tiny_fleet.hardware, window_days=3, model=_tiny_models()["leap"])
+    assert model.n_features_in_ > 0
+    result = nightly(log, tiny_fleet.hardware, models=_tiny_models(), window_days=4,
+                     nights=3, progress=False)
+    nights = pd.Series(result.scores["night"].unique())
+    wall = nights.dt.tz_localize(None)
+    # whole local days, one after the other, each from its first instant
+    assert (wall.dt.floor("D").diff().dropna() == pd.Timedelta(days=1)).all()
+    assert (wall - wall.dt.floor("D") <= pd.Timedelta(hours=1)).all()
+
+
+def test_utc_log_with_a_naive_catalog(fleet_log, tiny_fleet, fleet_model):
+    from leapml.placement import place
+
+    log = fleet_log.assign(submit_time=fleet_log["submit_time"].dt.tz_localize("UTC"))
+    catalog = tiny_fleet.hardware
+    aware = catalog.assign(introduced=catalog["introduced"].dt.tz_localize("UTC"))
+    jobs = tiny_fleet.jobs[LAUNCH].head(2)
+    expected = place(fleet_model, jobs, aware, history=log)
+    pd.testing.assert_frame_equal(place(fleet_model, jobs, catalog, history=log), expected)
+    # and the other way round: a naive log with a UTC catalog
+    naive = place(fleet_model, jobs, aware, history=fleet_log)
+    pd.testing.assert_frame_equal(naive, place(fleet_model, jobs, catalog, history=fleet_log))
+
+
+def test_times_beyond_2262_are_named_not_wrapped(fleet_log, tiny_fleet, fleet_model):
+    from leapml.features import build_features, candidate_rows
+    from leapml.placement import place
+
+    jobs = tiny_fleet.jobs[LAUNCH].head(1)
+    far = pd.Timestamp("2300-01-01").as_unit("s")
+    rows = candidate_rows(jobs, ["T4-16GB"], at=far)
+    with pytest.raises(ValueError, match=r"'submit_time' holds 1 time\(s\) outside"):
+        build_features(rows, tiny_fleet.hardware, history=fleet_log)
+    with pytest.raises(ValueError, match="outside 1677-09-21 .. 2262-04-11"):
+        place(fleet_model, jobs, tiny_fleet.hardware, history=fleet_log, at=far)
+
+
+def test_csv_with_offsets_across_a_daylight_saving_change(tmp_path, fleet_log, tiny_fleet):
+    from leapml.io import read_table
+    from leapml.schema import coerce_attempts, validate_attempts
+
+    log = _moved(fleet_log, "2026-03-05", "America/New_York")  # clocks change on 03-08
+    path = write_table(log, tmp_path / "attempts.csv")
+    text = path.read_text()
+    assert "-05:00" in text and "-04:00" in text
+    read = coerce_attempts(read_table(path))
+    validate_attempts(read, tiny_fleet.hardware)
+    assert (read["submit_time"] == log["submit_time"]).all()  # the same instants
+    catalog = write_table(tiny_fleet.hardware, tmp_path / "hardware.csv")
+    argv = ["fit", "--attempts", str(path), "--hardware", str(catalog), "--out",
+            str(tmp_path / "model.leap"), "--window-days", "3", "--n-estimators", "3"]
+    assert main(argv) == 0
+    assert load(tmp_path / "model.leap").n_features_in_ > 0
+
+
+def test_nights_beyond_the_log_stop_at_its_end(fleet_log, tiny_fleet):
+    from leapml.backtest import nightly
+
+    asked = [nightly(fleet_log, tiny_fleet.hardware, models=_tiny_models(), window_days=6,
+                     nights=nights, progress=False).scores for nights in (2, 10**12)]
+    pd.testing.assert_frame_equal(asked[0], asked[1])

@@ -12,7 +12,6 @@ import sys
 try:
     # Ctrl-C while the heavy modules load must end as quietly as one later on
     import argparse
-    import warnings
     from pathlib import Path
 
     import pandas as pd
@@ -240,13 +239,11 @@ def _read_submissions(path: str) -> pd.DataFrame:
     if missing:
         raise _Fail(f"{path} lacks column(s) {missing}")
     if "submit_time" in frame:
-        try:
-            with warnings.catch_warnings():
-                # a format-guess warning would be a second line on stderr
-                warnings.simplefilter("ignore", UserWarning)
-                frame["submit_time"] = pd.to_datetime(frame["submit_time"])
-        except (TypeError, ValueError) as err:
-            raise _Fail(f"{path}: column 'submit_time' is not a timestamp ({err})") from None
+        from .schema import parse_times
+
+        frame["submit_time"] = parse_times(frame["submit_time"])
+        if not pd.api.types.is_datetime64_any_dtype(frame["submit_time"].dtype):
+            raise _Fail(f"{path}: column 'submit_time' holds values that are not timestamps")
     return frame
 
 

@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 from sklearn.base import clone
 
+from ._calendar import add_days, on_clock, on_or_before
 from ._frames import cached_index, column_values, frame_of_arrays, taken
 from .features import (
     HistoryIndex,
@@ -88,17 +89,12 @@ def fit_window(
         model = LeapRegressor()
     attempts = attempts.reset_index(drop=True)
     t = attempts["submit_time"]
-    end = t.max().floor("D") + pd.Timedelta(days=1) if until is None else pd.Timestamp(until)
-    window = (
-        (attempts["status"].astype(str) == "ok")
-        & (t >= end - pd.Timedelta(days=window_days))
-        & (t < end)
-    ).to_numpy()
+    # whole days of the log's clock, whatever its daylight-saving changes
+    end = add_days(t.max(), 1) if until is None else on_clock(until, t.dt.tz)
+    start = add_days(end, -window_days)
+    window = ((attempts["status"].astype(str) == "ok") & (t >= start) & (t < end)).to_numpy()
     if not window.any():
-        raise ValueError(
-            f"no completed attempts between {end - pd.Timedelta(days=window_days)} and {end}: "
-            "nothing to fit"
-        )
+        raise ValueError(f"no completed attempts between {start} and {end}: nothing to fit")
     X = build_features(attempts, hardware)
     return clone(model).fit(X[window], attempts.loc[window, "throughput"].to_numpy(float))
 
@@ -208,7 +204,8 @@ def _predictions(model, jobs, hardware, history, at, hardware_types) -> _Predict
     if hardware_types is None:
         times = jobs["submit_time"] if own_times else at
         latest = pd.Series(times).max() if not np.isscalar(times) else pd.Timestamp(times)
-        hardware_types = hardware.loc[hardware["introduced"] <= latest, "hardware_type"].astype(str).tolist()
+        introduced = on_or_before(hardware["introduced"], latest)
+        hardware_types = hardware.loc[introduced, "hardware_type"].astype(str).tolist()
     if indexed:
         found = history._candidate_columns(jobs, list(hardware_types), at)
         if found is not None:
