@@ -627,3 +627,45 @@ def test_nights_beyond_the_log_stop_at_its_end(fleet_log, tiny_fleet):
     asked = [nightly(fleet_log, tiny_fleet.hardware, models=_tiny_models(), window_days=6,
                      nights=nights, progress=False).scores for nights in (2, 10**12)]
     pd.testing.assert_frame_equal(asked[0], asked[1])
+
+
+# -- 3. mixed and numeric object columns --------------------------------------------
+
+
+def test_object_column_of_numbers_is_numeric_with_a_warning(data):
+    X, y = data
+    as_object = X.assign(batch_size=X["batch_size"].astype(object))
+    model = LeapRegressor(n_bins=4, n_estimators=10, random_state=0)
+    with pytest.warns(UserWarning, match="'batch_size' has dtype object but holds only numbers"):
+        fitted = model.fit(as_object, y)
+    expected = LeapRegressor(n_bins=4, n_estimators=10, random_state=0).fit(X, y)
+    assert fitted.categories_ == expected.categories_
+    np.testing.assert_array_equal(fitted.predict(as_object), expected.predict(X))
+    # values never seen in fit are numbers like any other, not missing categories
+    unseen = as_object.assign(batch_size=as_object["batch_size"] * 1.37 + 1)
+    np.testing.assert_array_equal(fitted.predict(unseen),
+                                  expected.predict(unseen.astype({"batch_size": float})))
+
+
+def test_mixed_object_column_is_text_whatever_the_row_order(data):
+    X, y = data
+    rng = np.random.default_rng(0)
+    mixed = np.where(rng.uniform(size=len(X)) < 0.5, rng.integers(0, 4, len(X)),
+                     rng.choice(["a", "b"], len(X))).astype(object)
+    mixed = [int(v) if str(v).isdigit() else v for v in mixed]  # ints and strings
+    X = X.assign(queue=pd.Series(mixed, index=X.index, dtype=object))
+    order = rng.permutation(len(X))
+
+    def fitted(rows):
+        with pytest.warns(UserWarning, match="'queue' mixes text with other values"):
+            return LeapRegressor(n_bins=4, n_estimators=10, random_state=0).fit(X.iloc[rows],
+                                                                                 y[rows])
+
+    first, shuffled = fitted(np.arange(len(X))), fitted(order)
+    queue = list(X.columns).index("queue")
+    assert first.categories_[queue] == ["0", "1", "2", "3", "a", "b"]
+    assert shuffled.categories_ == first.categories_
+    np.testing.assert_array_equal(shuffled.predict(X), first.predict(X))
+    # 3 and "3" are one category
+    as_text = X.assign(queue=X["queue"].map(str).astype(object))
+    np.testing.assert_array_equal(first.predict(as_text), first.predict(X))
