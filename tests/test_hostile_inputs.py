@@ -165,6 +165,8 @@ def _regressor_entry(entry):
     (_regressor_entry({"kind": "constant", "value": "x"}), "no finite value"),
     (_regressor_entry({"kind": "pickle"}), "unknown sub-model kind"),
     (_regressor_entry([]), "not a JSON object"),
+    (lambda m: b'{"estimator": "LeapRegressor", "params": ' + b"[" * 100_000 + b"]" * 100_000
+     + b"}", "RecursionError"),
     (lambda m: {**m, "classifier_": {"kind": "lightgbm", "member": "regressors/000.txt"}},
      "has 1 outputs, expected 3"),
 ])

@@ -426,7 +426,7 @@ def load(path: str | os.PathLike):
     except ModelFileError as err:
         raise ModelFileError(f"{path}: {err}") from None
     except (ValueError, TypeError, KeyError, IndexError, AttributeError, OverflowError,
-            LightGBMError) as err:
+            RecursionError, LightGBMError) as err:
         # json's and the text check's errors are ValueErrors
         detail = f"missing key {err}" if isinstance(err, KeyError) else str(err)
         raise ModelFileError(

@@ -389,7 +389,10 @@ class LeapRegressor(RegressorMixin, BaseEstimator):
         ----------
         X : {array-like, DataFrame} of shape (n_samples, n_features)
             Features; DataFrame columns of category or string dtype are
-            categorical. NaN means missing.
+            categorical. An object column is numeric when it holds numbers
+            only, and categorical otherwise, its values read as text when it
+            mixes text with numbers (3 and "3" are one category); both cases
+            warn, since the column's dtype does not say. NaN means missing.
         y : array-like of shape (n_samples,)
             Throughput, strictly positive and finite.
         sample_weight : array-like of shape (n_samples,), default=None
