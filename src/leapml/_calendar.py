@@ -29,8 +29,11 @@ def day_start(stamp) -> pd.Timestamp:
     return add_days(stamp, 0)
 
 
-def add_days(stamp, days: int) -> pd.Timestamp:
+def add_days(stamp, days: int, *, keep_time: bool = False) -> pd.Timestamp:
     """The first instant of the calendar day ``days`` days after ``stamp``'s day.
+
+    With ``keep_time=True``, the same wall-clock time ``days`` days later
+    instead (the next existing instant, where the clock skips it).
 
     Raises :class:`ValueError` naming the date when the result is outside
     the dates pandas can hold.
@@ -43,7 +46,7 @@ def add_days(stamp, days: int) -> pd.Timestamp:
     stamp = pd.Timestamp(stamp)
     tz, wall = stamp.tz, _wall(stamp)
     try:
-        day = wall.floor("D") + pd.Timedelta(days=int(days))
+        day = (wall if keep_time else wall.floor("D")) + pd.Timedelta(days=int(days))
     except (OverflowError, pd.errors.OutOfBoundsDatetime) as err:
         raise ValueError(f"{days} days after {wall.date()} is beyond the dates pandas holds") from err
     if tz is None:

@@ -91,7 +91,7 @@ def fit_window(
     t = attempts["submit_time"]
     # whole days of the log's clock, whatever its daylight-saving changes
     end = add_days(t.max(), 1) if until is None else on_clock(until, t.dt.tz)
-    start = add_days(end, -window_days)
+    start = add_days(end, -window_days, keep_time=until is not None)
     window = ((attempts["status"].astype(str) == "ok") & (t >= start) & (t < end)).to_numpy()
     if not window.any():
         raise ValueError(f"no completed attempts between {start} and {end}: nothing to fit")

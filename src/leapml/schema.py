@@ -348,9 +348,12 @@ def parse_times(values: pd.Series) -> pd.Series:
         warnings.simplefilter("ignore", UserWarning)
         try:
             converted = pd.to_datetime(values, errors="coerce")
-        except ValueError:  # offsets that differ from row to row
-            converted = pd.to_datetime(values, errors="coerce", utc=True, format="ISO8601")
+        except (TypeError, ValueError):  # offsets that differ from row to row, among others
             if not _all_have_offsets(values):
+                return values
+            try:
+                converted = pd.to_datetime(values, errors="coerce", utc=True)
+            except (TypeError, ValueError):
                 return values
     if converted.notna().sum() != values.notna().sum():
         return values
