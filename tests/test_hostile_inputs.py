@@ -671,3 +671,17 @@ def test_mixed_object_column_is_text_whatever_the_row_order(data):
     # 3 and "3" are one category
     as_text = X.assign(queue=X["queue"].map(str).astype(object))
     np.testing.assert_array_equal(first.predict(as_text), first.predict(X))
+
+
+def test_fit_window_until_keeps_its_time_of_day(fleet_log, tiny_fleet):
+    from leapml.placement import fit_window
+
+    log = _moved(fleet_log, "2026-09-03 04:00", "America/Santiago")
+    # a naive bound is a time of the log's clock; 2025-09-07 00:30 does not exist there
+    # and becomes the next instant, 01:00
+    with pytest.raises(ValueError, match="between 2026-08-30 13:30:00-04:00 and 2026-09-01 "
+                                         "13:30:00-04:00"):
+        fit_window(log, tiny_fleet.hardware, window_days=2, until="2026-09-01 13:30")
+    with pytest.raises(ValueError, match="between 2025-09-04 01:00:00-04:00 and 2025-09-07 "
+                                         "01:00:00-03:00"):
+        fit_window(log, tiny_fleet.hardware, window_days=3, until="2025-09-07 00:30")
