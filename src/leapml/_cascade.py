@@ -338,6 +338,11 @@ def fit_cascade(X, log_y, initial_bins, n_bins, *, regressor, sample_weight=None
     trainer = None
     if np.any(counts >= MIN_ROWS_TO_FIT):
         if _is_lightgbm(regressor):
+            if regressor.get_params().get("class_weight") is not None:
+                raise ValueError(
+                    "regressor has a class_weight, which only a classifier reads; weight rows "
+                    "with fit(..., sample_weight=...) instead"
+                )
             params = lightgbm_params(regressor, seed=seed, num_threads=num_threads)
             params.setdefault("objective", "l1")
             trainer = _LightGBMTrainer(params, X, log_y, weight, list(categorical))
@@ -424,16 +429,21 @@ def fit_router(X, labels, n_bins, *, classifier, sample_weight=None, categorical
         return ConstantModel(float(present[0]))
     if _is_lightgbm(classifier):
         params = lightgbm_params(classifier, seed=seed, num_threads=num_threads)
+        class_weight = None if ordinal else classifier.get_params().get("class_weight")
+        if class_weight is not None:
+            # what LGBMClassifier.fit does with it: a factor on each row's weight
+            sample_weight = _bin_weights(class_weight, labels, n_bins, sample_weight)
         if ordinal:
             # one tree per round: cheap enough to train on every row
             sample = None
         else:
-            params.update(objective="multiclass", num_class=int(n_bins))
+            params.update(objective=_multiclass_objective(params.get("objective")),
+                          num_class=int(n_bins))
             sample = _stratified_sample(labels, ROUTER_MAX_ROWS, seed)
         if len(labels) < _SMALL_FIT:
             params["num_threads"] = 1
         params.pop("num_class_", None)
-        reuse = dataset is not None and all(
+        reuse = class_weight is None and dataset is not None and all(
             params.get(key) == dataset.params.get(key) for key in _DATASET_KEYS
         )
         if reuse:
@@ -460,6 +470,46 @@ def fit_router(X, labels, n_bins, *, classifier, sample_weight=None, categorical
     else:
         model.fit(X, target, sample_weight=sample_weight)
     return model
+
+
+#: LightGBM's names of its two multiclass objectives (softmax, and one-vs-all).
+_MULTICLASS = ("multiclass", "softmax", "multiclassova", "multiclass_ova", "ova", "ovr")
+
+
+def _multiclass_objective(objective):
+    """The router's objective: the classifier's own multiclass one, else softmax."""
+    if objective is None or objective in _MULTICLASS:
+        return objective or "multiclass"
+    raise ValueError(
+        f"classifier has objective={objective!r}; the bin router is a multiclass model: use "
+        "'multiclass' or 'multiclassova', or leave it unset"
+    )
+
+
+def _bin_weights(class_weight, labels, n_bins, sample_weight):
+    """Row weights times the class weight of each row's bin (``"balanced"`` or {bin: weight})."""
+    counts = np.bincount(labels, minlength=n_bins)
+    if isinstance(class_weight, str) and class_weight == "balanced":
+        # as scikit-learn: n_samples / (n_classes * count), over the bins that hold rows
+        factor = np.where(counts > 0, len(labels) / (np.count_nonzero(counts) * np.maximum(counts, 1)),
+                          1.0)
+    elif isinstance(class_weight, dict):
+        unknown = [k for k in class_weight
+                   if not isinstance(k, numbers.Integral) or not 0 <= k < n_bins]
+        values = np.array(list(class_weight.values()), dtype=np.float64)
+        if unknown or not (np.isfinite(values) & (values >= 0)).all():
+            raise ValueError(
+                f"classifier's class_weight must map bin indices 0..{n_bins - 1} to finite "
+                f"weights >= 0; got {class_weight!r}"
+            )
+        factor = np.array([float(class_weight.get(k, 1.0)) for k in range(n_bins)])
+    else:
+        raise ValueError(
+            f"classifier's class_weight must be 'balanced' or a dict {{bin: weight}}, got "
+            f"{class_weight!r}"
+        )
+    weight = factor[labels]
+    return weight if sample_weight is None else sample_weight * weight
 
 
 def _stratified_sample(labels, max_rows, seed):

@@ -24,6 +24,7 @@ from joblib import Parallel, delayed
 from sklearn.base import clone
 from tqdm.auto import tqdm
 
+from ._calendar import add_days, day_start, days_between, on_clock, on_or_before
 from .features import build_features, candidate_rows
 from .metrics import coverage, median_absolute_percentage_error, within_tolerance
 from .placement import same_families
@@ -54,8 +55,6 @@ PUBLISHED = {
     "held_out_hardware_drop_points": 37.0,
     "held_out_family_drop_points": 49.7,
 }
-
-_DAY = pd.Timedelta(days=1)
 
 
 def default_models(
@@ -291,13 +290,15 @@ def nightly(
                 "pass build_features(attempts, hardware) for this same log"
             )
 
-    day = attempts["submit_time"].dt.floor("D")
+    t = attempts["submit_time"]
     if first_night is None:
-        first = day.min() + window_days * _DAY
+        first = add_days(t.min(), window_days)
     else:
-        first = pd.Timestamp(first_night).floor("D")
-    last_day = day.max()
-    night_list = [first + i * _DAY for i in range(nights) if first + i * _DAY <= last_day]
+        first = day_start(on_clock(first_night, t.dt.tz))
+    last_day = day_start(t.max())
+    # the nights until the log's last day, however many were asked for
+    count = min(nights, days_between(first, last_day) + 1)
+    night_list = [add_days(first, i) for i in range(count)]
     if not night_list:
         raise ValueError(
             f"the log ends on {last_day.date()}, before the first night {first.date()}: "
@@ -337,8 +338,8 @@ def _run_night(ctx: _Context, night: pd.Timestamp, seed: int):
     attempts, features = ctx.attempts, ctx.features
     t = attempts["submit_time"]
     ok = (attempts["status"].astype(str) == "ok").to_numpy()
-    train = ok & (t >= night - ctx.window_days * _DAY).to_numpy() & (t < night).to_numpy()
-    test = ok & (t >= night).to_numpy() & (t < night + _DAY).to_numpy()
+    train = ok & (t >= add_days(night, -ctx.window_days)).to_numpy() & (t < night).to_numpy()
+    test = ok & (t >= night).to_numpy() & (t < add_days(night, 1)).to_numpy()
     if not train.any() or not test.any():
         return None
     X_train, y_train = features[train], attempts.loc[train, "throughput"].to_numpy(float)
@@ -426,7 +427,7 @@ def _night_regret(ctx: _Context, night, scored: pd.DataFrame, fitted: dict, seed
     if ctx.regret_jobs is not None and len(jobs) > ctx.regret_jobs:
         jobs = jobs.sample(ctx.regret_jobs, random_state=seed)
     hardware = ctx.hardware
-    available = hardware.loc[hardware["introduced"] <= night, "hardware_type"].astype(str).tolist()
+    available = hardware.loc[on_or_before(hardware["introduced"], night), "hardware_type"].astype(str).tolist()
     truth = ctx.oracle(jobs, available)
     truth = truth[["job_id", "hardware_type", "expected_throughput", "feasible"]].copy()
     truth["hardware_type"] = truth["hardware_type"].astype(str)
@@ -567,12 +568,14 @@ def held_out(
 
         model = LeapRegressor()
     attempts = attempts.reset_index(drop=True)
-    day = attempts["submit_time"].dt.floor("D")
-    first = day.min() + window_days * _DAY if night is None else pd.Timestamp(night).floor("D")
     t = attempts["submit_time"]
+    if night is None:
+        first = add_days(t.min(), window_days)
+    else:
+        first = day_start(on_clock(night, t.dt.tz))
     ok = (attempts["status"].astype(str) == "ok").to_numpy()
-    train = ok & (t >= first - window_days * _DAY).to_numpy() & (t < first).to_numpy()
-    test = ok & (t >= first).to_numpy() & (t < first + test_days * _DAY).to_numpy()
+    train = ok & (t >= add_days(first, -window_days)).to_numpy() & (t < first).to_numpy()
+    test = ok & (t >= first).to_numpy() & (t < add_days(first, test_days)).to_numpy()
     if not train.any() or not test.any():
         raise ValueError("no training or test rows around the chosen night; check the dates")
     key = attempts[by].astype(str)

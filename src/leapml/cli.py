@@ -7,14 +7,19 @@ exit status, never a traceback.
 
 from __future__ import annotations
 
-import argparse
 import sys
-import warnings
-from pathlib import Path
 
-import pandas as pd
+try:
+    # Ctrl-C while the heavy modules load must end as quietly as one later on
+    import argparse
+    from pathlib import Path
 
-from . import __version__
+    import pandas as pd
+
+    from . import __version__
+except KeyboardInterrupt:
+    print("leapml: interrupted", file=sys.stderr)
+    raise SystemExit(130) from None
 
 __all__ = ["main"]
 
@@ -40,6 +45,15 @@ def main(argv: list[str] | None = None) -> int:
     leapml 0.1.0
     0
     """
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:
+        # also while a subcommand imports the modules it needs
+        print("leapml: interrupted", file=sys.stderr)
+        return 130
+
+
+def _main(argv: list[str] | None) -> int:
     parser = _parser()
     try:
         args = parser.parse_args(argv)
@@ -53,9 +67,6 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     try:
         return args.run(args) or 0
-    except KeyboardInterrupt:
-        print("leapml: interrupted", file=sys.stderr)
-        return 130
     except (_Fail, ValueError, TypeError, KeyError, OSError) as err:
         message = " ".join(str(err).split()) or type(err).__name__
         print(f"leapml {args.command}: error: {message}", file=sys.stderr)
@@ -228,13 +239,11 @@ def _read_submissions(path: str) -> pd.DataFrame:
     if missing:
         raise _Fail(f"{path} lacks column(s) {missing}")
     if "submit_time" in frame:
-        try:
-            with warnings.catch_warnings():
-                # a format-guess warning would be a second line on stderr
-                warnings.simplefilter("ignore", UserWarning)
-                frame["submit_time"] = pd.to_datetime(frame["submit_time"])
-        except (TypeError, ValueError) as err:
-            raise _Fail(f"{path}: column 'submit_time' is not a timestamp ({err})") from None
+        from .schema import parse_times
+
+        frame["submit_time"] = parse_times(frame["submit_time"])
+        if not pd.api.types.is_datetime64_any_dtype(frame["submit_time"].dtype):
+            raise _Fail(f"{path}: column 'submit_time' holds values that are not timestamps")
     return frame
 
 

@@ -233,6 +233,15 @@ def _time_ns(series: pd.Series) -> tuple[np.ndarray, bool]:
     aware = getattr(series.dtype, "tz", None) is not None
     if aware:
         series = series.dt.tz_convert(None)
+    if np.datetime_data(series.dtype)[0] != "ns" and len(series):
+        # a coarser unit holds years a nanosecond count cannot: numpy would wrap them silently
+        outside = (series < pd.Timestamp.min) | (series > pd.Timestamp.max)
+        if outside.any():
+            raise ValueError(
+                f"column {series.name!r} holds {int(outside.sum())} time(s) outside "
+                f"{pd.Timestamp.min.date()} .. {pd.Timestamp.max.date()} (e.g. "
+                f"{series[outside].iloc[0]}), the range leapml computes times in"
+            )
     return series.to_numpy(dtype="datetime64[ns]").view("int64"), aware
 
 
@@ -255,6 +264,9 @@ def _check_rows(
     if missing:
         problems.append(f"missing column(s): {missing}")
     columns = {c: frame[c] for c in required if c in frame.columns}
+    for name in _TEXT_COLUMNS:
+        if name in columns:
+            columns[name] = _as_text(columns[name])
     parsed: dict[str, np.ndarray] = {}
     nulls: dict[str, np.ndarray] = {}
     for name, series in columns.items():
@@ -337,6 +349,34 @@ def _joint_codes(
     # a value the history lacks gets a code no history row has
     query_codes[query_codes < 0] = len(known)
     return query_codes, history_codes
+
+
+def _as_text(series: pd.Series) -> pd.Series:
+    """An id or category column as text, so that 413 in one table matches "413" in another.
+
+    A float column of whole numbers reads as the integers (a log with a
+    missing id turns its ids into floats); nulls stay null.
+    """
+    values = series.array
+    if isinstance(values, pd.Categorical):
+        categories = values.categories
+        if pd.api.types.infer_dtype(categories, skipna=False) == "string":
+            return series
+        names = [str(c) for c in _as_text(pd.Series(categories.to_numpy(dtype=object)))]
+        if len(set(names)) == len(names):
+            return pd.Series(pd.Categorical.from_codes(values.codes, categories=names),
+                             index=series.index, name=series.name)
+    elif pd.api.types.is_string_dtype(series.dtype) and (
+        series.dtype != object or pd.api.types.infer_dtype(series, skipna=True) in ("string", "empty")
+    ):
+        return series
+    null = _null(series)
+    if series.dtype.kind == "f" and (series[~null] % 1 == 0).all():
+        series = series.astype("Int64")
+    # str() value by value: several times cheaper than astype(str) on the few rows of a submission
+    text = np.array([str(v) for v in series.tolist()], dtype=object)
+    text[null] = None
+    return pd.Series(text, index=series.index, name=series.name, dtype=object, copy=False)
 
 
 def _as_object(series: pd.Series) -> np.ndarray:

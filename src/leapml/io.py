@@ -11,9 +11,12 @@ import contextlib
 import hashlib
 import io
 import json
+import math
 import os
 import tempfile
+import threading
 import zipfile
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -27,7 +30,9 @@ def atomic_path(path: str | os.PathLike, *, suffix: str = "") -> Iterator[Path]:
     """Yield a temporary path beside ``path``; on success rename it to ``path``.
 
     If the body raises (or the process is interrupted), the temporary file is
-    removed and ``path`` keeps its previous content.
+    removed and ``path`` keeps its previous content. The file gets the mode
+    a plain ``open`` would give it (``0o666`` less the umask), so that other
+    accounts read it as they would any other file of the writer's.
 
     Examples
     --------
@@ -45,10 +50,31 @@ def atomic_path(path: str | os.PathLike, *, suffix: str = "") -> Iterator[Path]:
     tmp_path = Path(tmp)
     try:
         yield tmp_path
+        # mkstemp creates the file 0o600, readable by its owner only
+        if tmp_path.exists():
+            os.chmod(tmp_path, 0o666 & ~_umask())
         os.replace(tmp_path, path)
     except BaseException:
         tmp_path.unlink(missing_ok=True)
         raise
+
+
+_UMASK_LOCK = threading.Lock()
+
+
+def _umask() -> int:
+    """The process's umask, read without changing it where the system allows."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    with _UMASK_LOCK:  # os.umask can only be read by setting it
+        mask = os.umask(0o022)
+        os.umask(mask)
+    return mask
 
 
 def write_table(frame: pd.DataFrame, path: str | os.PathLike) -> Path:
@@ -83,6 +109,10 @@ def write_table(frame: pd.DataFrame, path: str | os.PathLike) -> Path:
 def read_table(path: str | os.PathLike) -> pd.DataFrame:
     """Read a Parquet or CSV table written by :func:`write_table` or by a user.
 
+    A CSV's id and category columns (``job_id``, ``attempt_id``,
+    ``hardware_type``, ``precision``, ...) are read as text, so that an id
+    such as ``00413`` keeps its zeros.
+
     Raises
     ------
     FileNotFoundError
@@ -110,9 +140,18 @@ def read_table(path: str | os.PathLike) -> pd.DataFrame:
     try:
         if fmt == "parquet":
             return pd.read_parquet(path, engine="pyarrow")
-        return pd.read_csv(path)
+        # ids and categories stay text: job "00413" is not the number 413
+        return pd.read_csv(path, dtype=dict.fromkeys(_text_columns(), str))
     except (OSError, ValueError, pd.errors.ParserError) as err:
         raise ValueError(f"{path} is not a readable {fmt} file: {err}") from err
+
+
+def _text_columns() -> list[str]:
+    """The columns the schema holds as text (ids and categories), whatever they look like."""
+    from leapml.schema import ATTEMPT_COLUMNS, HARDWARE_COLUMNS
+
+    return sorted({c.name for c in (*ATTEMPT_COLUMNS, *HARDWARE_COLUMNS)
+                   if c.kind in ("id", "category")})
 
 
 def _format_of(path: Path) -> str:
@@ -187,6 +226,8 @@ def _estimator_from_spec(spec):
 
     if spec is None:
         return None
+    _expect(isinstance(spec, dict) and isinstance(spec.get("params"), dict),
+            "an estimator entry is not an object with 'class' and 'params'")
     if spec.get("class") not in _LIGHTGBM_CLASSES:
         raise ModelFileError(f"unknown estimator class in model file: {spec.get('class')!r}")
     return getattr(lgb, spec["class"])(**spec["params"])
@@ -211,16 +252,31 @@ def _submodel_entry(model, member, members, what):
     )
 
 
-def _submodel_from_entry(entry, members):
+def _submodel_from_entry(entry, members, n_features, n_classes):
+    """A sub-model from its metadata entry, checked to fit the model around it."""
     import lightgbm as lgb
 
     from leapml._cascade import ConstantModel
+    from leapml._lightgbm_text import checked_model_text
 
+    _expect(isinstance(entry, dict), "a sub-model entry is not a JSON object")
     if entry.get("kind") == "constant":
-        return ConstantModel(float(entry["value"]))
-    if entry.get("kind") == "lightgbm":
-        return lgb.Booster(model_str=members[entry["member"]].decode("utf-8"))
-    raise ModelFileError(f"unknown sub-model kind in model file: {entry.get('kind')!r}")
+        value = entry["value"]
+        _expect(isinstance(value, (int, float)) and math.isfinite(value),
+                "a constant sub-model has no finite value")
+        return ConstantModel(float(value))
+    if entry.get("kind") != "lightgbm":
+        raise ModelFileError(f"unknown sub-model kind in model file: {entry.get('kind')!r}")
+    member = entry.get("member")
+    _expect(isinstance(member, str) and member in members and member not in (_METADATA,),
+            f"sub-model member {member!r} is not in the file")
+    text = checked_model_text(members[member].decode("utf-8"))
+    booster = lgb.Booster(model_str=text)
+    _expect(booster.num_feature() == n_features,
+            f"{member} reads {booster.num_feature()} features, the model {n_features}")
+    classes = booster.num_model_per_iteration()
+    _expect(classes == n_classes, f"{member} has {classes} outputs, expected {n_classes}")
+    return booster
 
 
 def save(model, path: str | os.PathLike) -> Path:
@@ -320,12 +376,21 @@ def save(model, path: str | os.PathLike) -> Path:
         "members": {name: _sha256(data) for name, data in sorted(members.items())},
     }
     path = Path(path)
+    members = {_MANIFEST: json.dumps(manifest, indent=1, sort_keys=True).encode("utf-8"),
+               **dict(sorted(members.items()))}
     with atomic_path(path) as tmp:
-        with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED) as archive:
-            archive.writestr(_MANIFEST, json.dumps(manifest, indent=1, sort_keys=True))
-            for name, data in sorted(members.items()):
-                archive.writestr(name, data)
+        with zipfile.ZipFile(tmp, "w") as archive:
+            for name, data in members.items():
+                archive.writestr(_member_info(name), data)
     return path
+
+
+def _member_info(name):
+    """A zip entry with a fixed date and mode, so that one model always gives the same bytes."""
+    info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
+    info.compress_type = zipfile.ZIP_DEFLATED
+    info.external_attr = 0o644 << 16
+    return info
 
 
 def load(path: str | os.PathLike):
@@ -350,17 +415,37 @@ def load(path: str | os.PathLike):
     ...
     leapml.io.ModelFileError: ...notes.leap is not a leapml model file (not a zip archive)
     """
-    import numpy as np
-
-    from leapml.regressor import LeapRegressor
-
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"no such file: {path}")
-    raw = path.read_bytes()
+    from lightgbm.basic import LightGBMError
+
+    members = _read_members(path)
+    try:
+        return _model_from_members(members)
+    except ModelFileError as err:
+        raise ModelFileError(f"{path}: {err}") from None
+    except (ValueError, TypeError, KeyError, IndexError, AttributeError, OverflowError,
+            RecursionError, LightGBMError) as err:
+        # json's and the text check's errors are ValueErrors
+        detail = f"missing key {err}" if isinstance(err, KeyError) else str(err)
+        raise ModelFileError(
+            f"{path} holds malformed model data ({type(err).__name__}: {detail})"
+        ) from err
+
+
+# What reading a damaged zip member can raise: a bad deflate stream, an
+# unsupported compression or version, an encrypted member, a bad header.
+_ARCHIVE_ERRORS = (zipfile.BadZipFile, zlib.error, NotImplementedError, RuntimeError, OSError,
+                   EOFError, ValueError, OverflowError)
+
+
+def _read_members(path):
+    """Every member the manifest lists, checked against its SHA-256."""
+    raw = path.read_bytes()  # a directory or an unreadable file raises its own OSError
     try:
         archive = zipfile.ZipFile(io.BytesIO(raw))
-    except zipfile.BadZipFile as err:
+    except _ARCHIVE_ERRORS as err:
         raise ModelFileError(f"{path} is not a leapml model file (not a zip archive)") from err
     with archive:
         names = set(archive.namelist())
@@ -370,7 +455,7 @@ def load(path: str | os.PathLike):
             manifest = json.loads(archive.read(_MANIFEST))
             if not isinstance(manifest, dict):
                 raise ValueError("manifest is not an object")
-        except (zipfile.BadZipFile, ValueError, OSError, EOFError) as err:
+        except _ARCHIVE_ERRORS as err:
             raise ModelFileError(f"{path}: unreadable manifest ({err})") from err
         if manifest.get("format") != MODEL_FORMAT:
             raise ModelFileError(
@@ -391,30 +476,77 @@ def load(path: str | os.PathLike):
                 raise ModelFileError(f"{path} is truncated: member {name!r} is missing")
             try:
                 data = archive.read(name)
-            except (zipfile.BadZipFile, OSError, EOFError) as err:
+            except _ARCHIVE_ERRORS as err:
                 raise ModelFileError(f"{path} is truncated or corrupted: {err}") from err
-            if _sha256(data) != digest:
+            if not isinstance(digest, str) or _sha256(data) != digest:
                 raise ModelFileError(
                     f"{path} was altered or corrupted: checksum mismatch for member {name!r}"
                 )
             members[name] = data
-    metadata = json.loads(members[_METADATA])
+    return members
+
+
+def _model_from_members(members):
+    """The model the members describe; raises on any inconsistency among them."""
+    import numpy as np
+
+    from leapml.regressor import LeapRegressor
+
+    metadata = json.loads(members[_METADATA].decode("utf-8"))
+    _expect(isinstance(metadata, dict), "metadata is not a JSON object")
     if metadata.get("estimator") != "LeapRegressor":
-        raise ModelFileError(f"{path}: unknown estimator {metadata.get('estimator')!r}")
-    params = dict(metadata["params"])
-    params["regressor"] = _estimator_from_spec(params["regressor"])
-    params["classifier"] = _estimator_from_spec(params["classifier"])
+        raise ModelFileError(f"unknown estimator {metadata.get('estimator')!r}")
+    params = _section(metadata, "params")
+    unknown = sorted(set(params) - set(LeapRegressor().get_params(deep=False)))
+    _expect(not unknown, f"unknown parameter(s) {unknown}")
+    params["regressor"] = _estimator_from_spec(params.get("regressor"))
+    params["classifier"] = _estimator_from_spec(params.get("classifier"))
     model = LeapRegressor(**params)
-    fitted = metadata["fitted"]
+    model._validate_params()
+    fitted = _section(metadata, "fitted")
     model.bin_edges_ = np.asarray(fitted["bin_edges_"], dtype=np.float64)
-    model.n_bins_ = int(fitted["n_bins_"])
-    model.n_iter_ = int(fitted["n_iter_"])
+    model.n_bins_ = _count(fitted["n_bins_"], "n_bins_")
+    _expect(model.n_bins_ >= 1, "n_bins_ is 0")
+    model.n_iter_ = _count(fitted["n_iter_"], "n_iter_")
     model.moved_ = np.asarray(fitted["moved_"], dtype=np.float64)
     model.train_loss_ = np.asarray(fitted["train_loss_"], dtype=np.float64)
-    model.n_features_in_ = int(fitted["n_features_in_"])
-    if fitted["feature_names_in_"] is not None:
-        model.feature_names_in_ = np.asarray(fitted["feature_names_in_"], dtype=object)
-    model.categories_ = fitted["categories_"]
-    model.regressors_ = [_submodel_from_entry(e, members) for e in metadata["regressors_"]]
-    model.classifier_ = _submodel_from_entry(metadata["classifier_"], members)
+    model.n_features_in_ = n_features = _count(fitted["n_features_in_"], "n_features_in_")
+    _expect(model.bin_edges_.shape == (model.n_bins_ + 1,), "bin_edges_ does not fit n_bins_")
+    names = fitted["feature_names_in_"]
+    if names is not None:
+        _expect(isinstance(names, list) and len(names) == n_features
+                and all(isinstance(v, str) for v in names),
+                "feature_names_in_ is not a list of n_features_in_ names")
+        model.feature_names_in_ = np.asarray(names, dtype=object)
+    categories = fitted["categories_"]
+    _expect(isinstance(categories, list) and len(categories) == n_features
+            and all(c is None or isinstance(c, list) for c in categories),
+            "categories_ is not a list of n_features_in_ entries")
+    model.categories_ = categories
+    entries = metadata["regressors_"]
+    _expect(isinstance(entries, list) and len(entries) == model.n_bins_,
+            "regressors_ does not hold one entry per bin")
+    model.regressors_ = [_submodel_from_entry(e, members, n_features, 1) for e in entries]
+    classes = 1 if model.router == "ordinal" else model.n_bins_
+    model.classifier_ = _submodel_from_entry(metadata["classifier_"], members, n_features, classes)
+    if model.router != "ordinal" and not hasattr(model.classifier_, "num_feature"):
+        # a constant router names the one bin every row goes to
+        _expect(0 <= model.classifier_.value < model.n_bins_, "the router names a bin out of range")
     return model
+
+
+def _expect(condition, problem):
+    if not condition:
+        raise ModelFileError(f"malformed model data: {problem}")
+
+
+def _section(metadata, key):
+    value = metadata[key]
+    _expect(isinstance(value, dict), f"{key!r} is not a JSON object")
+    return dict(value)
+
+
+def _count(value, what):
+    _expect(isinstance(value, int) and not isinstance(value, bool) and value >= 0,
+            f"{what} is not a count")
+    return value

@@ -12,8 +12,15 @@ import numpy as np
 import pandas as pd
 from sklearn.base import clone
 
+from ._calendar import add_days, on_clock, on_or_before
 from ._frames import cached_index, column_values, frame_of_arrays, taken
-from .features import HistoryIndex, build_features, candidate_rows, feature_names
+from .features import (
+    HistoryIndex,
+    _candidate_names,
+    build_features,
+    candidate_rows,
+    feature_names,
+)
 from .ranking import _rank_arrays, rank_candidates
 from .schema import validate_attempts, validate_hardware
 
@@ -82,17 +89,12 @@ def fit_window(
         model = LeapRegressor()
     attempts = attempts.reset_index(drop=True)
     t = attempts["submit_time"]
-    end = t.max().floor("D") + pd.Timedelta(days=1) if until is None else pd.Timestamp(until)
-    window = (
-        (attempts["status"].astype(str) == "ok")
-        & (t >= end - pd.Timedelta(days=window_days))
-        & (t < end)
-    ).to_numpy()
+    # whole days of the log's clock, whatever its daylight-saving changes
+    end = add_days(t.max(), 1) if until is None else on_clock(until, t.dt.tz)
+    start = add_days(end, -window_days, keep_time=until is not None)
+    window = ((attempts["status"].astype(str) == "ok") & (t >= start) & (t < end)).to_numpy()
     if not window.any():
-        raise ValueError(
-            f"no completed attempts between {end - pd.Timedelta(days=window_days)} and {end}: "
-            "nothing to fit"
-        )
+        raise ValueError(f"no completed attempts between {start} and {end}: nothing to fit")
     X = build_features(attempts, hardware)
     return clone(model).fit(X[window], attempts.loc[window, "throughput"].to_numpy(float))
 
@@ -191,11 +193,19 @@ def _predictions(model, jobs, hardware, history, at, hardware_types) -> _Predict
     own_times = at is None and "submit_time" in jobs
     if at is None and not own_times:
         latest = history.last_submit if indexed else history["submit_time"].max()
+        if pd.isna(latest):
+            raise ValueError(
+                "history is empty, so the submission time cannot default to just after its "
+                "last attempt: give at=<timestamp> or a submit_time column in jobs"
+            )
         at = pd.Timestamp(latest) + pd.Timedelta(seconds=1)
+    if isinstance(hardware_types, (str, pd.DataFrame)):
+        hardware_types = _candidate_names(hardware_types)  # one name, or a catalog's types
     if hardware_types is None:
         times = jobs["submit_time"] if own_times else at
         latest = pd.Series(times).max() if not np.isscalar(times) else pd.Timestamp(times)
-        hardware_types = hardware.loc[hardware["introduced"] <= latest, "hardware_type"].astype(str).tolist()
+        introduced = on_or_before(hardware["introduced"], latest)
+        hardware_types = hardware.loc[introduced, "hardware_type"].astype(str).tolist()
     if indexed:
         found = history._candidate_columns(jobs, list(hardware_types), at)
         if found is not None:
@@ -320,8 +330,8 @@ def _ranked(predictions: _Predictions, cost: dict, n_jobs: int, top_k) -> pd.Dat
     unit_cost = np.array([cost.get(name, np.nan) for name in names], dtype=np.float64)
     trainers = np.asarray(predictions.trainer_count, dtype=np.float64)
     if (
-        not (unit_cost > 0).all()
-        or not (trainers > 0).all()
+        not ((unit_cost > 0) & np.isfinite(unit_cost)).all()
+        or not ((trainers > 0) & np.isfinite(trainers)).all()
         or np.isinf(predicted).any()
         or (predicted < 0).any()
         or not np.array_equal(codes, np.tile(np.arange(n_types), n_jobs))

@@ -37,6 +37,11 @@ def _float_column(frame, name):
         raise ValueError(f"column {name!r} must be numeric: {err}") from err
 
 
+def _positive_finite(values):
+    # NaN and inf compare as they should: neither is a usable cost or count
+    return (values > 0) & np.isfinite(values)
+
+
 def _factorize(column):
     """Codes of ``column`` (-1 for missing) and its values in order of first appearance."""
     if isinstance(column.dtype, pd.CategoricalDtype):
@@ -151,8 +156,9 @@ def rank_candidates(predictions, *, cost, job_col="job_id", hardware_col="hardwa
     Raises
     ------
     ValueError
-        For missing columns, a hardware type without a cost, a cost that is
-        <= 0 or NaN, a trainer count <= 0, a negative or infinite predicted
+        For missing columns, a row without a hardware type, a hardware type
+        without a cost, a cost that is <= 0, infinite or NaN, a trainer count
+        <= 0 or infinite, a negative or infinite predicted
         throughput, a non-boolean feasibility column, duplicate (job,
         hardware type) rows or a ``top_k`` below 1.
 
@@ -196,33 +202,36 @@ def rank_candidates(predictions, *, cost, job_col="job_id", hardware_col="hardwa
         )
 
     hardware_codes, hardware_names = _factorize(hardware)
+    if (hardware_codes < 0).any():
+        raise ValueError(
+            f"{int((hardware_codes < 0).sum())} row(s) have no hardware type in {hardware_col!r}"
+        )
     if cost_is_column:
         unit_cost = _float_column(predictions, cost)
-        bad = ~(unit_cost > 0)
+        bad = ~_positive_finite(unit_cost)
         if bad.any():
             kinds = sorted({str(h) for h in hardware[bad].unique()})
             raise ValueError(
-                f"cost column {cost!r} must be > 0 and not NaN: {int(bad.sum())} row(s) are "
+                f"cost column {cost!r} must be > 0 and finite: {int(bad.sum())} row(s) are "
                 f"not, for hardware type(s) {kinds}"
             )
     else:
-        if (hardware_codes < 0).any():
-            raise ValueError(f"{int((hardware_codes < 0).sum())} row(s) have no hardware type")
         missing = [h for h in hardware_names if h not in cost]
         if missing:
             raise ValueError(f"cost has no entry for hardware type(s) {sorted(map(str, missing))}")
         per_type = np.array([cost[h] for h in hardware_names], dtype=np.float64)
-        bad_types = [str(h) for h, c in zip(hardware_names, per_type, strict=True) if not c > 0]
+        bad_types = [str(h) for h, ok in zip(hardware_names, _positive_finite(per_type), strict=True)
+                     if not ok]
         if bad_types:
-            raise ValueError(f"cost must be > 0 and not NaN; it is not for {sorted(bad_types)}")
+            raise ValueError(f"cost must be > 0 and finite; it is not for {sorted(bad_types)}")
         unit_cost = per_type[hardware_codes] if n else np.empty(0)
 
     if trainer_col is not None and trainer_col in predictions.columns:
         trainers = _float_column(predictions, trainer_col)
-        bad = ~(trainers > 0)
+        bad = ~_positive_finite(trainers)
         if bad.any():
             raise ValueError(
-                f"{trainer_col!r} must be > 0 and not NaN: {int(bad.sum())} row(s) are not"
+                f"{trainer_col!r} must be > 0 and finite: {int(bad.sum())} row(s) are not"
             )
         hourly = unit_cost * trainers
     else:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from numbers import Integral, Real
 
 import numpy as np
@@ -36,26 +37,55 @@ from leapml._cascade import (
 __all__ = ["LeapRegressor"]
 
 
+#: What ``pandas.api.types.infer_dtype`` calls an object column of numbers only.
+_NUMBERS = ("integer", "floating", "mixed-integer-float", "decimal")
+
+
 def _is_categorical(series):
+    """Category, string and object columns are categories, except object columns of numbers."""
     dtype = series.dtype
-    return (isinstance(dtype, pd.CategoricalDtype) or pd.api.types.is_object_dtype(dtype)
-            or pd.api.types.is_string_dtype(dtype))
+    if pd.api.types.is_object_dtype(dtype):
+        return pd.api.types.infer_dtype(series, skipna=True) not in _NUMBERS
+    return isinstance(dtype, pd.CategoricalDtype) or pd.api.types.is_string_dtype(dtype)
+
+
+def _warn_if_ambiguous(series, name):
+    """Warn where an object column's type is a guess: numbers only, or text mixed with numbers."""
+    if not pd.api.types.is_object_dtype(series.dtype):
+        return
+    kind = pd.api.types.infer_dtype(series, skipna=True)
+    if kind in _NUMBERS:
+        warnings.warn(
+            f"column {name!r} has dtype object but holds only numbers: it is used as a numeric "
+            "feature. Cast it with astype(float) to say so, or with astype('category') to use "
+            "its values as categories.", UserWarning, stacklevel=4)
+    elif kind.startswith("mixed"):
+        warnings.warn(
+            f"column {name!r} mixes text with other values: every value is read as text, so 3 "
+            "and '3' are one category. Cast it with astype(str) to say so.",
+            UserWarning, stacklevel=4)
 
 
 def _learn_categories(series):
     if isinstance(series.dtype, pd.CategoricalDtype):
         return list(series.cat.categories.tolist())
-    values = pd.Index(pd.unique(series.dropna()))
-    try:
-        values = values.sort_values()
-    except TypeError:
-        pass  # mixed types cannot be sorted: keep the order of first appearance
-    return values.tolist()
+    values = series.dropna()
+    if pd.api.types.infer_dtype(values, skipna=True).startswith("mixed"):
+        # text compares with text only: sorted as text, the categories do not
+        # depend on the order of the rows
+        values = values.map(str)
+    return pd.Index(pd.unique(values)).sort_values().tolist()
 
 
 def _encode_column(values, categories):
-    # matching is by value, so a category unseen in fit becomes -1 and then NaN
-    codes = pd.Index(categories).get_indexer(np.asarray(values, dtype=object)).astype(np.float64)
+    """Codes of ``values`` among ``categories``, by value (NaN: missing or unseen in fit)."""
+    values = np.asarray(values, dtype=object)
+    if (pd.api.types.infer_dtype(values, skipna=True) not in ("string", "empty")
+            and pd.api.types.infer_dtype(categories, skipna=False) == "string"):
+        # categories of text match by text: a 3 given at predict time is the category "3"
+        values = np.array([v if isinstance(v, str) or pd.isna(v) else str(v) for v in values],
+                          dtype=object)
+    codes = pd.Index(categories).get_indexer(values).astype(np.float64)
     codes[codes < 0] = np.nan
     return codes
 
@@ -214,6 +244,8 @@ class LeapRegressor(RegressorMixin, BaseEstimator):
         if reset:
             categories = None
             if isinstance(X, pd.DataFrame):
+                for j in range(X.shape[1]):
+                    _warn_if_ambiguous(X.iloc[:, j], X.columns[j])
                 categories = [
                     _learn_categories(X.iloc[:, j]) if _is_categorical(X.iloc[:, j]) else None
                     for j in range(X.shape[1])
@@ -357,11 +389,17 @@ class LeapRegressor(RegressorMixin, BaseEstimator):
         ----------
         X : {array-like, DataFrame} of shape (n_samples, n_features)
             Features; DataFrame columns of category or string dtype are
-            categorical. NaN means missing.
+            categorical. An object column is numeric when it holds numbers
+            only, and categorical otherwise, its values read as text when it
+            mixes text with numbers (3 and "3" are one category); both cases
+            warn, since the column's dtype does not say. NaN means missing.
         y : array-like of shape (n_samples,)
             Throughput, strictly positive and finite.
         sample_weight : array-like of shape (n_samples,), default=None
-            Non-negative row weights, used by the bins, every expert and the router.
+            Non-negative row weights, used by the bins, every expert and the
+            router. Only their ratios matter: they are divided by their mean,
+            so weights in hours and the same weights in minutes fit the same
+            model.
 
         Returns
         -------
@@ -383,8 +421,8 @@ class LeapRegressor(RegressorMixin, BaseEstimator):
                 f"{int(np.isinf(y).sum())} inf, {int((y <= 0).sum())} <= 0)."
             )
         if sample_weight is not None:
-            sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64,
-                                                 ensure_non_negative=True)
+            sample_weight = _unit_free(_check_sample_weight(sample_weight, X, dtype=np.float64,
+                                                            ensure_non_negative=True))
         # A canonical row order makes the fit independent of the order rows
         # arrive in, LightGBM's row sampling included.
         order = _canonical_order(X, y, sample_weight)
@@ -601,6 +639,21 @@ def _category_codes(state, j, values):
     mapped = np.array([np.nan if u < 0 else lookup.get(name, np.nan)
                        for u, name in zip(used.tolist(), names, strict=True)], dtype=np.float64)
     return mapped[inverse]
+
+
+def _unit_free(sample_weight):
+    """Weights divided by their mean, so that their unit (hours, minutes, ...) cannot matter.
+
+    LightGBM compares sums of weights with absolute thresholds
+    (``min_child_weight``, the hessian floor), so weights in minutes fit
+    another model than the same weights in hours. The mean-one weights are
+    rounded to 32 significant bits: the division leaves the last bits of
+    ``w`` and ``60 * w`` apart, and the rounding makes them equal.
+    """
+    # scikit-learn's check refuses weights that are all zero
+    total = float(np.sum(sample_weight))
+    mantissa, exponent = np.frexp(sample_weight * (len(sample_weight) / total))
+    return np.ldexp(np.round(mantissa * 2.0**32) / 2.0**32, exponent)
 
 
 def _canonical_order(X, y, sample_weight):

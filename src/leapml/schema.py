@@ -11,6 +11,7 @@ Each validator collects *every* problem it finds and raises one
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -26,6 +27,7 @@ __all__ = [
     "SchemaError",
     "coerce_attempts",
     "coerce_hardware",
+    "parse_times",
     "validate_attempts",
     "validate_hardware",
 ]
@@ -324,6 +326,45 @@ _CATEGORY_ATTEMPT = [c.name for c in ATTEMPT_COLUMNS if c.kind == "category"]
 _CATEGORY_HARDWARE = [c.name for c in HARDWARE_COLUMNS if c.kind == "category"]
 
 
+def parse_times(values: pd.Series) -> pd.Series:
+    """Text (or objects) read as timestamps; ``values`` unchanged if one is not a time.
+
+    Times written with their UTC offset in a zone that changes its offset
+    (``...-05:00`` in winter, ``...-04:00`` in summer) are read as UTC
+    instants, the one column type that holds them all; times without an
+    offset stay naive. A column that mixes both is left as it is, for
+    validation to name.
+
+    Examples
+    --------
+    >>> times = pd.Series(["2026-03-08 01:30-05:00", "2026-03-08 03:30-04:00"])
+    >>> parse_times(times).astype(str).tolist()
+    ['2026-03-08 06:30:00+00:00', '2026-03-08 07:30:00+00:00']
+    """
+    if pd.api.types.is_datetime64_any_dtype(values.dtype):
+        return values
+    with warnings.catch_warnings():
+        # pandas warns when it guesses a format; the values are checked below
+        warnings.simplefilter("ignore", UserWarning)
+        try:
+            converted = pd.to_datetime(values, errors="coerce")
+        except (TypeError, ValueError):  # offsets that differ from row to row, among others
+            if not _all_have_offsets(values):
+                return values
+            try:
+                converted = pd.to_datetime(values, errors="coerce", utc=True)
+            except (TypeError, ValueError):
+                return values
+    if converted.notna().sum() != values.notna().sum():
+        return values
+    return converted
+
+
+def _all_have_offsets(values: pd.Series) -> bool:
+    text = values.dropna().astype(str).str.strip()
+    return bool(text.str.contains(r"(?:[+-]\d\d:?\d\d|Z)$", regex=True).all())
+
+
 def coerce_attempts(attempts: pd.DataFrame) -> pd.DataFrame:
     """Return a copy of a user's attempt log with the schema's dtypes.
 
@@ -340,10 +381,8 @@ def coerce_attempts(attempts: pd.DataFrame) -> pd.DataFrame:
     ['datetime64[us]', 'Int64', 'category']
     """
     out = attempts.copy()
-    if "submit_time" in out and not pd.api.types.is_datetime64_any_dtype(out["submit_time"]):
-        converted = pd.to_datetime(out["submit_time"], errors="coerce")
-        if converted.notna().sum() == out["submit_time"].notna().sum():
-            out["submit_time"] = converted
+    if "submit_time" in out:
+        out["submit_time"] = parse_times(out["submit_time"])
     if "seq_len" in out and not pd.api.types.is_integer_dtype(out["seq_len"]):
         numeric = pd.to_numeric(out["seq_len"], errors="coerce")
         if numeric.notna().sum() == out["seq_len"].notna().sum() and (numeric.dropna() % 1 == 0).all():
@@ -372,10 +411,8 @@ def coerce_hardware(hardware: pd.DataFrame) -> pd.DataFrame:
     [2026]
     """
     out = hardware.copy()
-    if "introduced" in out and not pd.api.types.is_datetime64_any_dtype(out["introduced"]):
-        converted = pd.to_datetime(out["introduced"], errors="coerce")
-        if converted.notna().sum() == out["introduced"].notna().sum():
-            out["introduced"] = converted
+    if "introduced" in out:
+        out["introduced"] = parse_times(out["introduced"])
     for name in _CATEGORY_HARDWARE:
         if name in out and out[name].dtype == object:
             out[name] = out[name].astype(str)

@@ -1,0 +1,687 @@
+"""Hostile inputs, second round: crafted model files, time edge cases, weights, ids, types.
+
+Each test here backs a row of the table in ``docs/reliability.md``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import struct
+import subprocess
+import sys
+import textwrap
+import zipfile
+
+import numpy as np
+import pandas as pd
+import pytest
+from _synthetic import make_throughput_regression
+
+from leapml import LeapRegressor
+from leapml.cli import main
+from leapml.io import ModelFileError, load, save, write_table
+
+
+@pytest.fixture(scope="module")
+def data():
+    return make_throughput_regression(200, random_state=3)
+
+
+@pytest.fixture(scope="module")
+def model_file(tmp_path_factory, data):
+    X, y = data
+    model = LeapRegressor(n_bins=3, n_estimators=3, random_state=0).fit(X, y)
+    return save(model, tmp_path_factory.mktemp("model") / "model.leap")
+
+
+def _members(path):
+    with zipfile.ZipFile(path) as archive:
+        return {name: archive.read(name) for name in archive.namelist()}
+
+
+def _signed(members, out):
+    """Write ``members`` as a model file whose manifest matches them: only the content is wrong."""
+    manifest = json.loads(members["manifest.json"])
+    manifest["members"] = {name: hashlib.sha256(data).hexdigest()
+                           for name, data in members.items() if name != "manifest.json"}
+    with zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("manifest.json", json.dumps(manifest))
+        for name, data in members.items():
+            if name != "manifest.json":
+                archive.writestr(name, data)
+    return out
+
+
+def _with_metadata(model_file, out, edit):
+    members = _members(model_file)
+    metadata = json.loads(members["metadata.json"])
+    metadata = edit(metadata)
+    members["metadata.json"] = (metadata if isinstance(metadata, bytes)
+                                else json.dumps(metadata).encode())
+    return _signed(members, out)
+
+
+# -- 1. corrupt or crafted model files ------------------------------------------
+
+
+def _central_entry(raw, name):
+    """Offset of ``name``'s entry in the zip's central directory."""
+    at = raw.index(b"PK\x01\x02")
+    while True:
+        length = struct.unpack("<H", raw[at + 28:at + 30])[0]
+        if raw[at + 46:at + 46 + length] == name.encode():
+            return at
+        at = raw.index(b"PK\x01\x02", at + 4)
+
+
+def _local_data(raw, name):
+    """Offset of the (compressed) bytes of member ``name``."""
+    at = raw.index(b"PK\x03\x04")
+    while True:
+        name_length, extra_length = struct.unpack("<HH", raw[at + 26:at + 30])
+        if raw[at + 30:at + 30 + name_length] == name.encode():
+            return at + 30 + name_length + extra_length
+        at = raw.index(b"PK\x03\x04", at + 4)
+
+
+def _encrypted_flag(raw):
+    at = _central_entry(raw, "manifest.json")
+    return raw[:at + 8] + struct.pack("<H", 1) + raw[at + 10:]
+
+
+def _unknown_compression(raw):
+    at = _central_entry(raw, "metadata.json")
+    return raw[:at + 10] + struct.pack("<H", 99) + raw[at + 12:]
+
+
+def _broken_deflate_stream(raw):
+    at = _local_data(raw, "metadata.json")
+    return raw[:at] + b"\xff\xff\xff\xff" + raw[at + 4:]
+
+
+@pytest.mark.parametrize("damage", [_encrypted_flag, _unknown_compression, _broken_deflate_stream])
+def test_damaged_archive_is_a_model_file_error(tmp_path, model_file, damage):
+    # RuntimeError, NotImplementedError and zlib.error inside zipfile
+    bad = tmp_path / "bad.leap"
+    bad.write_bytes(damage(model_file.read_bytes()))
+    with pytest.raises(ModelFileError, match="bad.leap"):
+        load(bad)
+
+
+def test_flipped_bits_anywhere_give_a_model_file_error_or_the_model(tmp_path, model_file, data):
+    raw = model_file.read_bytes()
+    rng = np.random.default_rng(0)
+    bad = tmp_path / "bad.leap"
+    for _ in range(150):
+        damaged = bytearray(raw)
+        for position in rng.integers(0, len(raw), size=rng.integers(1, 4)):
+            damaged[position] ^= 1 << int(rng.integers(8))
+        bad.write_bytes(bytes(damaged))
+        try:
+            model = load(bad)
+        except ModelFileError:
+            continue
+        # a flip in a byte zip ignores (a timestamp) leaves the model whole
+        assert np.all(np.isfinite(model.predict(data[0])))
+
+
+def _drop(key):
+    def edit(metadata):
+        del metadata[key]
+        return metadata
+    return edit
+
+
+def _set(section, key, value):
+    def edit(metadata):
+        metadata[section][key] = value
+        return metadata
+    return edit
+
+
+def _regressor_entry(entry):
+    def edit(metadata):
+        metadata["regressors_"][0] = entry
+        return metadata
+    return edit
+
+
+@pytest.mark.parametrize("edit, reason", [
+    (lambda m: list(m), "not a JSON object"),
+    (lambda m: b"\xff\xfe" + json.dumps(m).encode(), "UnicodeDecodeError"),
+    (_drop("fitted"), "missing key 'fitted'"),
+    (_drop("regressors_"), "missing key 'regressors_'"),
+    (_set("fitted", "n_bins_", "3"), "n_bins_ is not a count"),
+    (_set("fitted", "n_bins_", 7), "bin_edges_ does not fit n_bins_"),
+    (_set("fitted", "categories_", {"a": 1}), "categories_ is not a list"),
+    (_set("fitted", "feature_names_in_", [1, 2]), "feature_names_in_"),
+    (_set("params", "colour", "red"), r"unknown parameter\(s\) \['colour'\]"),
+    (_set("params", "n_bins", -4), "n_bins"),
+    (_set("params", "regressor", ["LGBMRegressor"]), "estimator entry"),
+    (lambda m: {**m, "params": None}, "'params' is not a JSON object"),
+    (_regressor_entry({"kind": "lightgbm", "member": "regressors/999.txt"}), "is not in the file"),
+    (_regressor_entry({"kind": "constant", "value": "x"}), "no finite value"),
+    (_regressor_entry({"kind": "pickle"}), "unknown sub-model kind"),
+    (_regressor_entry([]), "not a JSON object"),
+    (lambda m: b'{"estimator": "LeapRegressor", "params": ' + b"[" * 100_000 + b"]" * 100_000
+     + b"}", "RecursionError"),
+    (lambda m: {**m, "classifier_": {"kind": "lightgbm", "member": "regressors/000.txt"}},
+     "has 1 outputs, expected 3"),
+])
+def test_malformed_metadata_is_a_model_file_error(tmp_path, model_file, edit, reason):
+    bad = _with_metadata(model_file, tmp_path / "bad.leap", edit)
+    with pytest.raises(ModelFileError, match=reason):
+        load(bad)
+
+
+def _with_member(model_file, out, name, edit):
+    members = _members(model_file)
+    members[name] = edit(members[name].decode()).encode()
+    return _signed(members, out)
+
+
+@pytest.mark.parametrize("edit, reason", [
+    (lambda text: "hello, not a model", "does not start with 'tree'"),
+    (lambda text: text.replace("max_feature_idx=", "max_feature_idx=1", 1), "feature_names"),
+    (lambda text: text.replace("split_feature=", "split_feature=9 ", 1), "split_feature has"),
+    (lambda text: text.replace("left_child=", "left_child=0 ", 1).replace(
+        "right_child=", "right_child=-1 ", 1), "left_child has"),
+    (lambda text: text.replace("end of trees", ""), "end of trees"),
+    (lambda text: text.replace("objective=regression_l1", "objective=eval"), "unknown objective"),
+])
+def test_malformed_lightgbm_text_is_a_model_file_error(tmp_path, model_file, edit, reason):
+    bad = _with_member(model_file, tmp_path / "bad.leap", "regressors/000.txt", edit)
+    with pytest.raises(ModelFileError, match=reason):
+        load(bad)
+
+
+# LightGBM parses a model's trees in parallel and aborts the process on the
+# first error there; these run in a child so that a regression fails the test
+# instead of killing the test session.
+_CRAFTED = textwrap.dedent("""
+    import random, re, sys
+    import numpy as np
+    sys.path.insert(0, {tests!r})
+    from test_hostile_inputs import _members, _signed
+    from leapml.io import ModelFileError, load
+    rng = random.Random(0)
+    outcomes = []
+    for case in range({cases}):
+        members = _members({path!r})
+        name = rng.choice(sorted(n for n in members if n.endswith(".txt")))
+        lines = members[name].decode().split("\\n")
+        if case == 0:
+            # the published crash: num_leaves that disagrees with the arrays
+            lines = [re.sub("^num_leaves=.*", "num_leaves=9", l, count=1) for l in lines]
+        for _ in range(rng.randint(1, 3)):
+            j = rng.randrange(len(lines))
+            tokens = lines[j].split(" ")
+            op = rng.randrange(5)
+            if op == 0:
+                k = rng.randrange(len(tokens))
+                tokens[k] = re.sub(r"-?\\d+", str(rng.randint(-3, 40)), tokens[k], count=1)
+            elif op == 1 and len(tokens) > 1:
+                del tokens[rng.randrange(len(tokens))]
+            elif op == 2:
+                tokens.append(rng.choice(tokens))
+            elif op == 3:
+                lines.insert(rng.randrange(len(lines)), lines[j])
+                continue
+            else:
+                del lines[j]
+                continue
+            lines[j] = " ".join(tokens)
+        members[name] = "\\n".join(lines).encode()
+        bad = _signed(members, {out!r})
+        try:
+            model = load(bad)
+        except ModelFileError:
+            outcomes.append("refused")
+            continue
+        prediction = model.predict(np.zeros((3, model.n_features_in_)))
+        assert np.all(prediction > 0), prediction
+        outcomes.append("loaded")
+    print(outcomes.count("refused"), outcomes.count("loaded"))
+""")
+
+
+def test_crafted_lightgbm_members_never_abort_the_process(tmp_path, model_file):
+    script = _CRAFTED.format(tests=os.path.dirname(__file__), path=str(model_file),
+                             out=str(tmp_path / "crafted.leap"), cases=80)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=300, env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    assert done.returncode == 0, done.stderr[-2000:]
+    refused, loaded = map(int, done.stdout.split())
+    assert refused + loaded == 80 and refused > 20
+    assert "[Fatal]" not in done.stderr  # LightGBM never got to reject a text itself
+
+
+def test_crafted_model_file_gives_one_line_in_the_cli(tmp_path, model_file, capsys):
+    bad = _with_member(model_file, tmp_path / "bad.leap", "classifier.txt",
+                       lambda text: text.replace("num_leaves=", "num_leaves=1", 1))
+    code = main(["predict", "--model", str(bad), "--submissions", "s.csv",
+                 "--attempts", "a.csv", "--hardware", "h.csv"])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err.count("\n") == 1 and "bad.leap" in err and "Traceback" not in err
+
+
+# -- 8. files others must read ---------------------------------------------------
+
+
+@pytest.fixture()
+def umask():
+    def set_umask(mask):
+        previous.append(os.umask(mask))
+    previous = []
+    yield set_umask
+    for mask in reversed(previous):
+        os.umask(mask)
+
+
+@pytest.mark.parametrize("mask", [0o022, 0o002, 0o077])
+def test_written_files_get_the_umask_mode(tmp_path, data, model_file, umask, mask):
+    umask(mask)
+    table = write_table(data[0].head(3), tmp_path / "table.parquet")
+    csv = write_table(data[0].head(3), tmp_path / "table.csv")
+    model = save(load(model_file), tmp_path / "model.leap")
+    for path in (table, csv, model):
+        assert oct(path.stat().st_mode & 0o777) == oct(0o666 & ~mask), path
+
+
+def test_saving_a_model_twice_gives_the_same_bytes(tmp_path, model_file, monkeypatch):
+    model = load(model_file)
+    first = save(model, tmp_path / "first.leap").read_bytes()
+    # a later clock: archive timestamps must not reach the file
+    monkeypatch.setattr(zipfile.time, "time", lambda: 4_000_000_000.0)
+    second = save(model, tmp_path / "second.leap").read_bytes()
+    assert first == second
+    assert save(load(tmp_path / "second.leap"), tmp_path / "third.leap").read_bytes() == first
+
+
+# -- 6. ranking inputs -----------------------------------------------------------
+
+LAUNCH = ["job_id", "model_type", "model_family", "trainer_count", "batch_size", "precision",
+          "seq_len", "parallelism"]
+
+
+@pytest.fixture(scope="module")
+def fleet_log(tiny_fleet):
+    return tiny_fleet.attempts.drop(columns="expected_throughput")
+
+
+@pytest.fixture(scope="module")
+def fleet_model(fleet_log, tiny_fleet):
+    from leapml.placement import fit_window
+
+    return fit_window(fleet_log, tiny_fleet.hardware, window_days=3,
+                      model=LeapRegressor(n_estimators=5, random_state=0, n_jobs=1))
+
+
+@pytest.mark.parametrize("cost", [np.inf, -np.inf])
+def test_infinite_cost_is_refused_by_rank_candidates(cost):
+    from leapml.ranking import rank_candidates
+
+    frame = pd.DataFrame({"job_id": [1, 1], "hardware_type": ["a", "b"],
+                          "predicted_throughput": [1.0, 2.0], "price": [1.0, cost]})
+    with pytest.raises(ValueError, match=r"> 0 and finite; it is not for \['b'\]"):
+        rank_candidates(frame, cost={"a": 1.0, "b": cost})
+    with pytest.raises(ValueError, match=r"> 0 and finite: 1 row\(s\).*\['b'\]"):
+        rank_candidates(frame, cost="price")
+    with pytest.raises(ValueError, match="'trainer_count' must be > 0 and finite"):
+        rank_candidates(frame.assign(trainer_count=[1.0, np.inf], price=1.0), cost="price")
+
+
+@pytest.mark.parametrize("cost", ["price", {"a": 1.0, "b": 2.0}])
+def test_missing_hardware_type_is_named_not_a_duplicate(cost):
+    from leapml.ranking import rank_candidates
+
+    frame = pd.DataFrame({"job_id": [1, 1, 2, 2], "hardware_type": ["a", "b", "b", None],
+                          "predicted_throughput": [1.0, 2.0, 3.0, 4.0], "price": 1.0})
+    with pytest.raises(ValueError, match="1 row\\(s\\) have no hardware type in 'hardware_type'"):
+        rank_candidates(frame, cost=cost)
+
+
+def test_one_hardware_type_given_as_a_string(fleet_log, tiny_fleet, fleet_model):
+    from leapml.features import HistoryIndex
+    from leapml.placement import place, predict_candidates
+
+    jobs = tiny_fleet.jobs[LAUNCH].head(2)
+    for history in (fleet_log, HistoryIndex(fleet_log, tiny_fleet.hardware)):
+        one = place(fleet_model, jobs, tiny_fleet.hardware, history=history,
+                    hardware_types="H100-80GB-SXM5")
+        listed = place(fleet_model, jobs, tiny_fleet.hardware, history=history,
+                       hardware_types=["H100-80GB-SXM5"])
+        pd.testing.assert_frame_equal(one, listed)
+        assert one["hardware_type"].astype(str).tolist() == ["H100-80GB-SXM5"] * 2
+        predicted = predict_candidates(fleet_model, jobs, tiny_fleet.hardware, history=history,
+                                       hardware_types="H100-80GB-SXM5")
+        assert len(predicted) == 2
+
+
+def test_place_with_an_empty_history(fleet_log, tiny_fleet, fleet_model):
+    from leapml.placement import place
+
+    jobs = tiny_fleet.jobs[LAUNCH].head(2)
+    empty = fleet_log.iloc[:0]
+    with pytest.raises(ValueError, match="history is empty.*give at=<timestamp>"):
+        place(fleet_model, jobs, tiny_fleet.hardware, history=empty)
+    # with a submission time there is an answer: new jobs, known only by their configuration
+    ranked = place(fleet_model, jobs, tiny_fleet.hardware, history=empty,
+                   at=fleet_log["submit_time"].max())
+    assert len(ranked) > 0 and ranked["predicted_throughput"].gt(0).all()
+
+
+# -- 9. interrupts -----------------------------------------------------------------
+
+# Ctrl-C lands wherever the process is: here, while Python imports ``module``
+# (at the top of the command, or inside the subcommand), raised by an import hook.
+_INTERRUPTED_IMPORT = textwrap.dedent("""
+    import sys
+
+    class Interrupt:
+        def find_spec(self, name, path=None, target=None):
+            if name == {module!r}:
+                raise KeyboardInterrupt
+
+    sys.meta_path.insert(0, Interrupt())
+    from leapml.cli import main
+    sys.exit(main({argv!r}))
+""")
+
+
+@pytest.mark.parametrize("module", ["pandas", "lightgbm"])
+def test_ctrl_c_while_importing_prints_one_line(tmp_path, module):
+    argv = ["fit", "--attempts", str(tmp_path / "a.csv"), "--hardware", str(tmp_path / "h.csv"),
+            "--out", str(tmp_path / "m.leap")]
+    script = _INTERRUPTED_IMPORT.format(module=module, argv=argv)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=120, env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    assert done.returncode == 130, done.stderr[-2000:]
+    assert done.stderr == "leapml: interrupted\n"
+
+
+# -- 7. identifiers ----------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def padded(fleet_log, tiny_fleet):
+    """The log and the jobs with zero-padded text ids, as many schedulers write them."""
+    log = fleet_log.assign(job_id=fleet_log["job_id"].map("{:05d}".format))
+    jobs = tiny_fleet.jobs[LAUNCH].head(6)
+    return log, jobs.assign(job_id=jobs["job_id"].map("{:05d}".format))
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".parquet"])
+def test_zero_padded_job_ids_survive_a_file(tmp_path, padded, tiny_fleet, fleet_model, suffix):
+    from leapml.io import read_table
+    from leapml.placement import predict_candidates
+
+    log, jobs = padded
+    path = write_table(jobs, tmp_path / f"submissions{suffix}")
+    read = read_table(path)
+    assert read["job_id"].tolist() == jobs["job_id"].tolist()
+    kwargs = {"history": log, "hardware_types": ["H100-80GB-SXM5", "T4-16GB"],
+              "at": log["submit_time"].max()}
+    expected = predict_candidates(fleet_model, jobs, tiny_fleet.hardware, **kwargs)
+    got = predict_candidates(fleet_model, read, tiny_fleet.hardware, **kwargs)
+    np.testing.assert_array_equal(got["predicted_throughput"], expected["predicted_throughput"])
+
+
+def test_ids_match_as_text_between_tables(fleet_log, tiny_fleet, fleet_model):
+    from leapml.features import HistoryIndex, build_features
+    from leapml.placement import predict_candidates
+
+    jobs = tiny_fleet.jobs[LAUNCH].head(6)
+    as_text = jobs.assign(job_id=jobs["job_id"].astype(str))
+    kwargs = {"hardware_types": ["H100-80GB-SXM5", "T4-16GB"], "at": fleet_log["submit_time"].max()}
+    for history in (fleet_log, HistoryIndex(fleet_log, tiny_fleet.hardware)):
+        numbers = predict_candidates(fleet_model, jobs, tiny_fleet.hardware, history=history,
+                                     **kwargs)
+        text = predict_candidates(fleet_model, as_text, tiny_fleet.hardware, history=history,
+                                  **kwargs)
+        np.testing.assert_array_equal(text["predicted_throughput"],
+                                      numbers["predicted_throughput"])
+    # the history features see the job's past runs under either spelling
+    log_text = fleet_log.assign(job_id=fleet_log["job_id"].astype(str))
+    pd.testing.assert_frame_equal(build_features(log_text, tiny_fleet.hardware),
+                                  build_features(fleet_log, tiny_fleet.hardware))
+
+
+def test_cli_keeps_zero_padded_ids(tmp_path, padded, tiny_fleet, fleet_model, capsys):
+    log, jobs = padded
+    attempts = write_table(log, tmp_path / "attempts.parquet")
+    catalog = write_table(tiny_fleet.hardware, tmp_path / "hardware.parquet")
+    submissions = write_table(jobs.assign(hardware_type="T4-16GB"), tmp_path / "jobs.csv")
+    model = save(fleet_model, tmp_path / "model.leap")
+    out = tmp_path / "out.csv"
+    assert main(["predict", "--model", str(model), "--submissions", str(submissions),
+                 "--attempts", str(attempts), "--hardware", str(catalog), "--out", str(out)]) == 0
+    assert out.read_text().splitlines()[1].startswith(jobs["job_id"].iloc[0] + ",")
+    from leapml.placement import predict_candidates
+
+    expected = predict_candidates(fleet_model, jobs, tiny_fleet.hardware, history=log,
+                                  hardware_types=["T4-16GB"],
+                                  at=log["submit_time"].max() + pd.Timedelta(seconds=1))
+    got = pd.read_csv(out, dtype={"job_id": str})
+    np.testing.assert_allclose(got["predicted_throughput"], expected["predicted_throughput"],
+                               rtol=1e-12)
+
+
+# -- 2. sample weights -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("router", ["multiclass", "ordinal"])
+@pytest.mark.parametrize("seed", [0, 1])
+def test_the_unit_of_sample_weight_does_not_change_the_model(data, router, seed):
+    X, y = data
+    weight = np.random.default_rng(seed).uniform(0.01, 0.05, len(y))  # device-hours, say
+
+    def fitted(scale):
+        model = LeapRegressor(n_bins=4, n_estimators=10, random_state=seed, router=router)
+        return model.fit(X, y, sample_weight=weight * scale)
+
+    hours = fitted(1.0)
+    for scale in (60.0, 3600.0, 1e-3):  # minutes, seconds, a thousandth
+        other = fitted(scale)
+        np.testing.assert_array_equal(other.predict(X), hours.predict(X))
+        np.testing.assert_array_equal(other.bin_edges_, hours.bin_edges_)
+
+
+# -- 4. estimator parameters -------------------------------------------------------
+
+
+def test_router_class_weight_is_honoured(data):
+    from lightgbm import LGBMClassifier
+
+    X, y = data
+
+    def fitted(class_weight):
+        classifier = LGBMClassifier(n_estimators=10, verbose=-1, class_weight=class_weight)
+        return LeapRegressor(n_bins=4, n_estimators=10, random_state=0,
+                             classifier=classifier).fit(X, y)
+
+    plain, heavy = fitted(None), fitted({0: 50.0})
+    # a heavy bin 0 draws rows into it
+    assert (heavy.predict_bin(X) == 0).sum() > (plain.predict_bin(X) == 0).sum()
+    # the experts do not read the router's class weights
+    for a, b in zip(heavy.regressors_, plain.regressors_, strict=True):
+        assert a.model_to_string() == b.model_to_string()
+    assert not np.array_equal(fitted("balanced").predict_bin_proba(X), plain.predict_bin_proba(X))
+
+
+@pytest.mark.parametrize("classifier, regressor, match", [
+    ({"class_weight": {"a": 2.0}}, None, "must map bin indices"),
+    ({"class_weight": {7: 2.0}}, None, "must map bin indices 0..3"),
+    ({"class_weight": "sqrt"}, None, "'balanced' or a dict"),
+    ({"objective": "binary"}, None, "objective='binary'"),
+    (None, {"class_weight": "balanced"}, "only a classifier reads"),
+])
+def test_estimator_parameters_that_cannot_apply_are_refused(data, classifier, regressor, match):
+    from lightgbm import LGBMClassifier, LGBMRegressor
+
+    X, y = data
+    model = LeapRegressor(
+        n_bins=4, n_estimators=5,
+        classifier=None if classifier is None else LGBMClassifier(n_estimators=5, **classifier),
+        regressor=None if regressor is None else LGBMRegressor(n_estimators=5, **regressor),
+    )
+    with pytest.raises(ValueError, match=match):
+        model.fit(X, y)
+
+
+def test_one_vs_all_router_objective_is_kept(data):
+    from lightgbm import LGBMClassifier
+
+    X, y = data
+    models = [LeapRegressor(n_bins=4, n_estimators=5, random_state=0, classifier=LGBMClassifier(
+        n_estimators=5, verbose=-1, objective=objective)).fit(X, y)
+        for objective in ("multiclass", "multiclassova")]
+    assert "objective=multiclassova" in models[1].classifier_.model_to_string()
+    assert not np.array_equal(models[0].predict_bin_proba(X), models[1].predict_bin_proba(X))
+
+
+# -- 5. time ------------------------------------------------------------------------
+
+
+def _moved(log, start, tz):
+    """The log's times moved to begin on ``start`` (UTC), then read on the clock of ``tz``."""
+    t = log["submit_time"]
+    moved = t - t.min().floor("D") + pd.Timestamp(start)
+    return log.assign(submit_time=moved.dt.tz_localize("UTC").dt.tz_convert(tz))
+
+
+def _tiny_models():
+    return {"leap": LeapRegressor(n_estimators=3, random_state=0, n_jobs=1)}
+
+
+# Santiago skips 2026-09-06 00:00; Havana 2026-03-08 00:00; Beirut repeats its
+# last hour of 2026-10-24 (the midnight itself does not exist twice).
+@pytest.mark.parametrize("tz, start", [("America/Santiago", "2026-09-03 04:00"),
+                                       ("America/Havana", "2026-03-05 06:00"),
+                                       ("Asia/Beirut", "2026-10-21 00:00")])
+def test_daylight_saving_change_at_midnight(fleet_log, tiny_fleet, tz, start):
+    from leapml.backtest import nightly
+    from leapml.placement import fit_window
+
+    log = _moved(fleet_log, start, tz)
+    model = fit_window(log, tiny_fleet.hardware, window_days=3, model=_tiny_models()["leap"])
+    assert model.n_features_in_ > 0
+    result = nightly(log, tiny_fleet.hardware, models=_tiny_models(), window_days=4,
+                     nights=3, progress=False)
+    nights = pd.Series(result.scores["night"].unique())
+    wall = nights.dt.tz_localize(None)
+    # whole local days, one after the other, each from its first instant
+    assert (wall.dt.floor("D").diff().dropna() == pd.Timedelta(days=1)).all()
+    assert (wall - wall.dt.floor("D") <= pd.Timedelta(hours=1)).all()
+
+
+def test_utc_log_with_a_naive_catalog(fleet_log, tiny_fleet, fleet_model):
+    from leapml.placement import place
+
+    log = fleet_log.assign(submit_time=fleet_log["submit_time"].dt.tz_localize("UTC"))
+    catalog = tiny_fleet.hardware
+    aware = catalog.assign(introduced=catalog["introduced"].dt.tz_localize("UTC"))
+    jobs = tiny_fleet.jobs[LAUNCH].head(2)
+    expected = place(fleet_model, jobs, aware, history=log)
+    pd.testing.assert_frame_equal(place(fleet_model, jobs, catalog, history=log), expected)
+    # and the other way round: a naive log with a UTC catalog
+    naive = place(fleet_model, jobs, aware, history=fleet_log)
+    pd.testing.assert_frame_equal(naive, place(fleet_model, jobs, catalog, history=fleet_log))
+
+
+def test_times_beyond_2262_are_named_not_wrapped(fleet_log, tiny_fleet, fleet_model):
+    from leapml.features import build_features, candidate_rows
+    from leapml.placement import place
+
+    jobs = tiny_fleet.jobs[LAUNCH].head(1)
+    far = pd.Timestamp("2300-01-01").as_unit("s")
+    rows = candidate_rows(jobs, ["T4-16GB"], at=far)
+    with pytest.raises(ValueError, match=r"'submit_time' holds 1 time\(s\) outside"):
+        build_features(rows, tiny_fleet.hardware, history=fleet_log)
+    with pytest.raises(ValueError, match="outside 1677-09-21 .. 2262-04-11"):
+        place(fleet_model, jobs, tiny_fleet.hardware, history=fleet_log, at=far)
+
+
+def test_csv_with_offsets_across_a_daylight_saving_change(tmp_path, fleet_log, tiny_fleet):
+    from leapml.io import read_table
+    from leapml.schema import coerce_attempts, validate_attempts
+
+    log = _moved(fleet_log, "2026-03-05", "America/New_York")  # clocks change on 03-08
+    path = write_table(log, tmp_path / "attempts.csv")
+    text = path.read_text()
+    assert "-05:00" in text and "-04:00" in text
+    read = coerce_attempts(read_table(path))
+    validate_attempts(read, tiny_fleet.hardware)
+    assert (read["submit_time"] == log["submit_time"]).all()  # the same instants
+    catalog = write_table(tiny_fleet.hardware, tmp_path / "hardware.csv")
+    argv = ["fit", "--attempts", str(path), "--hardware", str(catalog), "--out",
+            str(tmp_path / "model.leap"), "--window-days", "3", "--n-estimators", "3"]
+    assert main(argv) == 0
+    assert load(tmp_path / "model.leap").n_features_in_ > 0
+
+
+def test_nights_beyond_the_log_stop_at_its_end(fleet_log, tiny_fleet):
+    from leapml.backtest import nightly
+
+    asked = [nightly(fleet_log, tiny_fleet.hardware, models=_tiny_models(), window_days=6,
+                     nights=nights, progress=False).scores for nights in (2, 10**12)]
+    pd.testing.assert_frame_equal(asked[0], asked[1])
+
+
+# -- 3. mixed and numeric object columns --------------------------------------------
+
+
+def test_object_column_of_numbers_is_numeric_with_a_warning(data):
+    X, y = data
+    as_object = X.assign(batch_size=X["batch_size"].astype(object))
+    model = LeapRegressor(n_bins=4, n_estimators=10, random_state=0)
+    with pytest.warns(UserWarning, match="'batch_size' has dtype object but holds only numbers"):
+        fitted = model.fit(as_object, y)
+    expected = LeapRegressor(n_bins=4, n_estimators=10, random_state=0).fit(X, y)
+    assert fitted.categories_ == expected.categories_
+    np.testing.assert_array_equal(fitted.predict(as_object), expected.predict(X))
+    # values never seen in fit are numbers like any other, not missing categories
+    unseen = as_object.assign(batch_size=as_object["batch_size"] * 1.37 + 1)
+    np.testing.assert_array_equal(fitted.predict(unseen),
+                                  expected.predict(unseen.astype({"batch_size": float})))
+
+
+def test_mixed_object_column_is_text_whatever_the_row_order(data):
+    X, y = data
+    rng = np.random.default_rng(0)
+    mixed = np.where(rng.uniform(size=len(X)) < 0.5, rng.integers(0, 4, len(X)),
+                     rng.choice(["a", "b"], len(X))).astype(object)
+    mixed = [int(v) if str(v).isdigit() else v for v in mixed]  # ints and strings
+    X = X.assign(queue=pd.Series(mixed, index=X.index, dtype=object))
+    order = rng.permutation(len(X))
+
+    def fitted(rows):
+        with pytest.warns(UserWarning, match="'queue' mixes text with other values"):
+            return LeapRegressor(n_bins=4, n_estimators=10, random_state=0).fit(X.iloc[rows],
+                                                                                 y[rows])
+
+    first, shuffled = fitted(np.arange(len(X))), fitted(order)
+    queue = list(X.columns).index("queue")
+    assert first.categories_[queue] == ["0", "1", "2", "3", "a", "b"]
+    assert shuffled.categories_ == first.categories_
+    np.testing.assert_array_equal(shuffled.predict(X), first.predict(X))
+    # 3 and "3" are one category
+    as_text = X.assign(queue=X["queue"].map(str).astype(object))
+    np.testing.assert_array_equal(first.predict(as_text), first.predict(X))
+
+
+def test_fit_window_until_keeps_its_time_of_day(fleet_log, tiny_fleet):
+    from leapml.placement import fit_window
+
+    log = _moved(fleet_log, "2026-09-03 04:00", "America/Santiago")
+    # a naive bound is a time of the log's clock; 2025-09-07 00:30 does not exist there
+    # and becomes the next instant, 01:00
+    with pytest.raises(ValueError, match="between 2026-08-30 13:30:00-04:00 and 2026-09-01 "
+                                         "13:30:00-04:00"):
+        fit_window(log, tiny_fleet.hardware, window_days=2, until="2026-09-01 13:30")
+    with pytest.raises(ValueError, match="between 2025-09-04 01:00:00-04:00 and 2025-09-07 "
+                                         "01:00:00-03:00"):
+        fit_window(log, tiny_fleet.hardware, window_days=3, until="2025-09-07 00:30")
