@@ -136,7 +136,7 @@ ATTEMPT_COLUMNS = (
         nullable=True,
         description="measured training throughput in samples/s; null unless status is ok",
     ),
-    Column("device_hours", "float", description="device-hours the attempt used"),
+    Column("device_hours", "float", nullable=True, description="device-hours the attempt used; null if unknown"),
 )
 
 #: Columns an attempt log may add: validated when present, read as null when absent.
