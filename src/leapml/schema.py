@@ -134,7 +134,7 @@ ATTEMPT_COLUMNS = (
         "throughput",
         "float",
         nullable=True,
-        description="measured training throughput in samples/s; null unless status is ok",
+        description="measured training throughput (samples/s unless throughput_unit says otherwise); null unless status is ok",
     ),
     Column("device_hours", "float", nullable=True, description="device-hours the attempt used; null if unknown"),
 )
