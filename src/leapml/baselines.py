@@ -166,7 +166,17 @@ class LookupTableRegressor(RegressorMixin, BaseEstimator):
         return float(np.isfinite(pred).mean()) if len(pred) else float("nan")
 
 
-class LastMeasuredRegressor(RegressorMixin, BaseEstimator):
+class _FeatureColumnBaseline(RegressorMixin, BaseEstimator):
+    """A baseline that reads feature columns and learns nothing: ``fit`` only checks them."""
+
+    def fit(self, X, y=None, sample_weight=None):
+        """Check that ``X`` has the columns; nothing is learned."""
+        self._check(X)
+        self.n_features_in_ = X.shape[1]
+        return self
+
+
+class LastMeasuredRegressor(_FeatureColumnBaseline):
     """Persistence: predict the throughput this job last measured on this hardware.
 
     What a scheduler without a model does when a job comes back: expect what
@@ -194,12 +204,6 @@ class LastMeasuredRegressor(RegressorMixin, BaseEstimator):
     def __init__(self, *, column: str = "job_last_throughput_same_hardware"):
         self.column = column
 
-    def fit(self, X, y=None, sample_weight=None):
-        """Check that ``X`` has the column; nothing is learned."""
-        self._check(X)
-        self.n_features_in_ = X.shape[1]
-        return self
-
     def predict(self, X):
         """The last measured throughput, NaN where there is none."""
         check_is_fitted(self, "n_features_in_")
@@ -216,7 +220,7 @@ class LastMeasuredRegressor(RegressorMixin, BaseEstimator):
             )
 
 
-class SpecScalingRegressor(RegressorMixin, BaseEstimator):
+class SpecScalingRegressor(_FeatureColumnBaseline):
     """Spec scaling: the job's last measured throughput, scaled by a ratio of hardware figures.
 
     Predicts ``last throughput per trainer x trainer count x (figure of the
@@ -256,12 +260,6 @@ class SpecScalingRegressor(RegressorMixin, BaseEstimator):
 
     def __init__(self, *, by: str = "peak_tflops"):
         self.by = by
-
-    def fit(self, X, y=None, sample_weight=None):
-        """Check that ``X`` has the columns; nothing is learned."""
-        self._check(X)
-        self.n_features_in_ = X.shape[1]
-        return self
 
     def predict(self, X):
         """The scaled last measurement, NaN where there is none."""

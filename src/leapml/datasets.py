@@ -17,9 +17,10 @@ per ``hardware`` name with datasheet figures (the layout of
 - **one attempt per measurement**: every row with a positive throughput, a
   device count and a hardware type the catalog knows becomes one ``ok``
   attempt; the others are dropped and counted in the notes;
-- **jobs**: rows sharing ``source``, ``model``, ``task``, device count,
-  per-device batch size, precision, ``seq_len``, throughput unit and the
-  extra ``job_columns`` are one job (the same launch configuration measured
+- **jobs**: rows sharing ``source``, the launch configuration
+  (:data:`~leapml.schema.LAUNCH_COLUMNS`: model, task, device count,
+  per-device batch size, precision, ``seq_len``, parallelism), the
+  throughput unit and the extra ``job_columns`` are one job (the same launch configuration measured
   on several hardware types, or measured again); ``job_id`` is
   ``<source>-<number>``;
 - **submit times**: a table without a ``submit_time`` column gets one
@@ -53,6 +54,7 @@ import numpy as np
 import pandas as pd
 
 from leapml.schema import (
+    LAUNCH_COLUMNS,
     PRECISIONS,
     coerce_attempts,
     coerce_hardware,
@@ -370,22 +372,7 @@ def _precisions(column: pd.Series, notes: list[str]) -> np.ndarray:
 
 def _job_ids(table: pd.DataFrame, attempts: pd.DataFrame, job_columns) -> np.ndarray:
     """``<source>-<number>``: one number per launch configuration within a source."""
-    keys = (
-        attempts[
-            [
-                "source",
-                "model_type",
-                "model_family",
-                "trainer_count",
-                "batch_size",
-                "precision",
-                "seq_len",
-                "throughput_unit",
-            ]
-        ]
-        .astype(object)
-        .map(str)
-    )
+    keys = attempts[["source", *LAUNCH_COLUMNS, "throughput_unit"]].astype(object).map(str)
     extra = pd.Series("", index=table.index)
     for source, rows in table.groupby(table["source"].astype(str), sort=False):
         columns = job_columns.get(source, ()) if isinstance(job_columns, dict) else job_columns
