@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -150,3 +152,24 @@ def test_read_measurements_stacks_the_tables_of_a_folder(tmp_path):
     assert len(read_measurements(tmp_path, sources=["b"])) == 8
     with pytest.raises(FileNotFoundError, match="c.csv"):
         read_measurements(tmp_path, sources=["c"])
+
+
+PUBLIC = Path(__file__).resolve().parents[2] / "shared" / "data"
+
+
+@pytest.mark.skipif(
+    not (PUBLIC / "public").is_dir(), reason="the public tables are not on this machine"
+)
+def test_the_public_tables_validate_and_build_features_without_fills():
+    from leapml.datasets import PUBLIC_JOB_COLUMNS
+
+    specs = pd.read_csv(PUBLIC / "hardware_specs.csv")
+    log = from_measurements(
+        read_measurements(PUBLIC / "public"), specs, job_columns=PUBLIC_JOB_COLUMNS
+    )
+    X = build_features(log.attempts, log.hardware)
+    assert len(X) == len(log.attempts) > 4000
+    assert set(log.attempts["source"]) == {"lambda_tf", "gavel", "nvidia_dle", "mlperf_training"}
+    # amp rows are fp16, MLPerf's missing precision its own category
+    assert {"fp16", "unknown"} <= set(X["precision"].astype(str))
+    assert X["peak_tflops"].notna().all()
