@@ -29,6 +29,7 @@ __all__ = [
     "ATTEMPT_COLUMNS",
     "HARDWARE_COLUMNS",
     "LAUNCH_COLUMNS",
+    "DEFAULT_THROUGHPUT_UNIT",
     "OPTIONAL_ATTEMPT_COLUMNS",
     "PRECISIONS",
     "PRECISION_ALIASES",
@@ -315,11 +316,11 @@ def validate_attempts(attempts: pd.DataFrame, hardware: pd.DataFrame | None = No
         if bad.any():
             problems.append(f"status not in {list(STATUSES)} in {_rows(bad, attempts)}")
     if "precision" in cols:
-        text = attempts["precision"].astype(object)
-        blank = (text.notna() & text.map(normalize_precision, na_action="ignore").isna()).to_numpy()
+        blank = (attempts["precision"].notna() & _normalized(attempts["precision"]).isna()).to_numpy()
         if blank.any():
             problems.append(f"precision is blank in {_rows(blank, attempts)}")
-    for name in ("trainer_count", "batch_size", *(c.name for c in OPTIONAL_ATTEMPT_COLUMNS[1:])):
+    counts = [c.name for c in OPTIONAL_ATTEMPT_COLUMNS if c.kind == "int"]
+    for name in ("trainer_count", "batch_size", *counts):
         if name in cols and pd.api.types.is_numeric_dtype(attempts[name].dtype):
             bad = (attempts[name] <= 0).fillna(False).to_numpy(dtype=bool)
             if bad.any():
@@ -426,6 +427,13 @@ _INT_ATTEMPT = [c.name for c in ATTEMPT_COLUMNS + OPTIONAL_ATTEMPT_COLUMNS if c.
 _CATEGORY_HARDWARE = [c.name for c in HARDWARE_COLUMNS if c.kind == "category"]
 
 
+def _normalized(precision: pd.Series) -> pd.Series:
+    """:func:`normalize_precision` of every value, computed once per distinct value."""
+    values = precision.astype(object)
+    spellings = {v: normalize_precision(v) for v in pd.unique(values.dropna())}
+    return values.map(spellings, na_action="ignore").astype(object)
+
+
 def _integers(series: pd.Series) -> pd.Series:
     """``series`` as nullable integers where every value is a whole number; else unchanged."""
     if pd.api.types.is_integer_dtype(series.dtype):
@@ -464,7 +472,7 @@ def coerce_attempts(attempts: pd.DataFrame) -> pd.DataFrame:
         if name in out:
             out[name] = _integers(out[name])
     if "precision" in out and not pd.api.types.is_numeric_dtype(out["precision"]):
-        out["precision"] = out["precision"].astype(object).map(normalize_precision, na_action="ignore")
+        out["precision"] = _normalized(out["precision"])
     for name in ("throughput", "device_hours"):
         if name in out and out[name].dtype == object:
             numeric = pd.to_numeric(out[name], errors="coerce")
