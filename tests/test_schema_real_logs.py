@@ -260,3 +260,8 @@ def test_history_index_matches_build_features_on_a_real_shaped_log():
     pd.testing.assert_frame_equal(
         index.features(candidates), build_features(candidates, catalog, history=past)
     )
+
+
+def test_coerce_keeps_a_normalised_precision_column_as_it_is():
+    log = make_log(7, 20)
+    assert coerce_attempts(log)["precision"].dtype == log["precision"].dtype

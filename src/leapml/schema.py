@@ -472,7 +472,10 @@ def coerce_attempts(attempts: pd.DataFrame) -> pd.DataFrame:
         if name in out:
             out[name] = _integers(out[name])
     if "precision" in out and not pd.api.types.is_numeric_dtype(out["precision"]):
-        out["precision"] = _normalized(out["precision"])
+        normalized = _normalized(out["precision"])
+        # a column already in its normalised spelling keeps its dtype (and categories)
+        if not normalized.equals(out["precision"].astype(object)):
+            out["precision"] = normalized
     for name in ("throughput", "device_hours"):
         if name in out and out[name].dtype == object:
             numeric = pd.to_numeric(out[name], errors="coerce")
