@@ -429,6 +429,10 @@ _CATEGORY_HARDWARE = [c.name for c in HARDWARE_COLUMNS if c.kind == "category"]
 
 def _normalized(precision: pd.Series) -> pd.Series:
     """:func:`normalize_precision` of every value, computed once per distinct value."""
+    if isinstance(precision.dtype, pd.CategoricalDtype):
+        # code -1 (null) picks the appended None
+        spelled = [normalize_precision(c) for c in precision.cat.categories.tolist()] + [None]
+        return pd.Series(np.array(spelled, dtype=object)[precision.cat.codes.to_numpy()], index=precision.index)
     values = precision.astype(object)
     spellings = {v: normalize_precision(v) for v in pd.unique(values.dropna())}
     return values.map(spellings, na_action="ignore").astype(object)
@@ -474,7 +478,8 @@ def coerce_attempts(attempts: pd.DataFrame) -> pd.DataFrame:
     if "precision" in out and not pd.api.types.is_numeric_dtype(out["precision"]):
         normalized = _normalized(out["precision"])
         # a column already in its normalised spelling keeps its dtype (and categories)
-        if not normalized.equals(out["precision"].astype(object)):
+        before = out["precision"].to_numpy(dtype=object, na_value=None).tolist()
+        if normalized.to_numpy(dtype=object, na_value=None).tolist() != before:
             out["precision"] = normalized
     for name in ("throughput", "device_hours"):
         if name in out and out[name].dtype == object:
