@@ -17,7 +17,9 @@ is submitted:
 
 History is read *as of* each row's ``submit_time``: only completed (``ok``)
 rows of the history log submitted strictly earlier are used, so rows with the
-same ``submit_time`` never see each other. Columns the simulator adds for
+same ``submit_time`` never see each other. Where the rows state a
+``throughput_unit`` (an optional column), the history is keyed by unit too:
+no mean mixes tokens/s with images/s. Columns the simulator adds for
 evaluation (``expected_throughput``) and hidden columns (names starting with
 ``_``) are never read. ``docs/features.md`` describes every column.
 """
@@ -1005,7 +1007,7 @@ def build_features(
         If an input is not a DataFrame.
     SchemaError
         Naming every problem found: missing columns, nulls, non-timestamp
-        ``submit_time``, unknown precisions, hardware types absent from the
+        ``submit_time``, empty precisions, hardware types absent from the
         catalog, non-positive trainer counts, batch sizes or throughputs on
         the completed history rows, time zones that differ between
         ``attempts`` and ``history``; or a catalog that fails
@@ -1334,7 +1336,7 @@ class HistoryIndex:
             If ``attempts`` is not a DataFrame.
         SchemaError
             As :func:`build_features` raises it: missing columns, nulls,
-            unknown precisions or hardware types, non-positive counts, or a
+            empty precisions, unknown hardware types, non-positive counts, or a
             ``submit_time`` time-zone aware where the log's is naive (or the
             reverse).
 
