@@ -5,7 +5,13 @@ import pandas as pd
 import pytest
 from sklearn.base import clone
 
-from leapml.baselines import LastMeasuredRegressor, LookupTableRegressor, single_model_reference
+from leapml.baselines import (
+    LastMeasuredRegressor,
+    LookupTableRegressor,
+    SpecScalingRegressor,
+    single_model_reference,
+)
+from leapml.features import build_features
 from leapml.fleet import simulate
 from leapml.fleet.simulator import lookup_table_score
 
@@ -85,3 +91,37 @@ def test_single_model_reference_learns_log_throughput():
     ratio = model.predict(X) / y
     assert np.median(np.abs(ratio - 1)) < 0.2
     assert model.regressor_.get_params()["objective"] == "l1"
+
+
+def test_lookup_table_gives_no_answer_for_rows_without_a_batch_size():
+    X = pd.DataFrame({"model_type": ["a", "a", "a"], "trainer_count": [1, 1, 1],
+                      "batch_size": pd.array([8, None, 8], dtype="Int64"),
+                      "hardware_type": ["T4", "T4", "T4"]})
+    table = LookupTableRegressor().fit(X, [2.0, 50.0, 4.0])
+    np.testing.assert_array_equal(table.predict(X), [3.0, np.nan, 3.0])
+    assert table.table_["n_runs"].tolist() == [2]
+
+
+def test_spec_scaling_scales_the_last_measurement_by_the_figure_ratio():
+    X = pd.DataFrame({
+        "job_last_throughput_per_trainer_any_hardware": [10.0, 10.0, np.nan, 10.0],
+        "trainer_count": [4, 4, 4, 4],
+        "log_peak_tflops_ratio_to_last_hardware": np.log([3.0, 1.0, 2.0, np.nan]),
+        "log_memory_bw_ratio_to_last_hardware": np.log([1.5, 0.5, 2.0, 2.0]),
+    })
+    np.testing.assert_allclose(SpecScalingRegressor().fit(X).predict(X), [120.0, 40.0, np.nan, np.nan])
+    np.testing.assert_allclose(SpecScalingRegressor(by="memory_bw_gbps").fit(X).predict(X),
+                               [60.0, 20.0, np.nan, 80.0])
+    with pytest.raises(ValueError, match="by must be one of"):
+        SpecScalingRegressor(by="tdp").fit(X)
+    with pytest.raises(ValueError, match="needs a DataFrame with columns"):
+        SpecScalingRegressor().fit(X.drop(columns="trainer_count"))
+
+
+def test_spec_scaling_on_features_matches_the_scaled_by_peak_feature():
+    from test_features import make_catalog, make_log
+
+    log = make_log(3, 120)
+    X = build_features(log, make_catalog())
+    predicted = SpecScalingRegressor().fit(X).predict(X)
+    np.testing.assert_allclose(predicted, X["job_last_throughput_scaled_by_peak"], rtol=1e-12)

@@ -163,7 +163,7 @@ def test_real_process_prints_exactly_one_stderr_line(good, tmp_path, case):
         ("text-trainers", lambda f: f.assign(trainer_count="eight"), "'trainer_count' has dtype"),
         ("null-trainers", lambda f: f.assign(trainer_count=[1.0, None, 2.0]), "'trainer_count' is null"),
         ("negative-batch", lambda f: f.assign(batch_size=-1), "batch_size must be finite and > 0"),
-        ("unknown-precision", lambda f: f.assign(precision="fp4"), "precision not in"),
+        ("blank-precision", lambda f: f.assign(precision="-"), "precision is blank"),
     ],
 )
 def test_submissions_with_bad_values_name_the_file(good, tmp_path, capsys, command, case, change,

@@ -27,6 +27,7 @@ TESTED = {
     "plot_nightly_backtest",
     "bring_your_own_logs",
     "plot_held_out_hardware",
+    "rank_from_measurements",
 }
 
 
@@ -149,3 +150,18 @@ def test_plot_held_out_hardware_scores_each_held_out_type(run_example):
     assert np.allclose(drops["drop_points"], 100 * (drops["in_distribution"] - drops["held_out"]))
     assert "mean drop:" in stdout
     assert (out / "held_out_hardware.png").stat().st_size > 10_000
+
+
+def test_rank_from_measurements_maps_the_table_and_ranks_every_costed_type(run_example, monkeypatch):
+    monkeypatch.delenv("LEAPML_MEASUREMENTS", raising=False)  # the table the example writes itself
+    ns, stdout, out = run_example("rank_from_measurements")
+    attempts, hardware, ranking = ns["attempts"], ns["hardware"], ns["ranking"]
+    assert (out / "measurements" / "example.csv").exists() and (out / "ranking.csv").exists()
+    assert len(attempts) == len(pd.read_csv(out / "measurements" / "example.csv"))
+    # amp rows became the fp16 family, and every assumption was printed
+    assert set(attempts["precision"].astype(str)) == {"fp32", "fp16"}
+    for note in ns["log"].notes:
+        assert note in stdout
+    assert set(ranking["hardware_type"]) == set(hardware["hardware_type"])
+    assert _sorted_within_jobs(ranking) and (ranking["predicted_throughput"] > 0).all()
+    assert f"recommended: {ranking['hardware_type'].iloc[0]}" in stdout

@@ -322,7 +322,7 @@ BAD_QUERIES = {
     "missing columns": lambda rows: rows.drop(columns=["batch_size", "parallelism"]),
     "null": lambda rows: rows.assign(model_type=pd.Series([None] * len(rows), dtype=object)),
     "unknown hardware": lambda rows: rows.assign(hardware_type="TPU-v9"),
-    "bad precision": lambda rows: rows.assign(precision="int4"),
+    "blank precision": lambda rows: rows.assign(precision=" "),
     "zero trainers": lambda rows: rows.assign(trainer_count=0),
     "negative batch": lambda rows: rows.assign(batch_size=-2),
     "text times": lambda rows: rows.assign(submit_time=rows["submit_time"].astype(str)),

@@ -163,19 +163,36 @@ def test_candidate_lists_empty_or_unknown(log, hardware, fitted, jobs):
 @pytest.mark.parametrize(
     ("change", "message"),
     [
-        (lambda h: h.drop(columns="cost_per_device_hour"), "missing column(s): ['cost_per_device_hour']"),
-        (lambda h: h.assign(cost_per_device_hour=np.where(h.index == 3, np.nan, h["cost_per_device_hour"])),
-         "'cost_per_device_hour' is null in 1 row(s) (index [3])"),
         (lambda h: h.assign(cost_per_device_hour=np.where(h.index == 4, 0.0, h["cost_per_device_hour"])),
          "cost_per_device_hour must be finite and > 0; it is not in 1 row(s) (index [4])"),
         (lambda h: h.assign(cost_per_device_hour=np.where(h.index == 5, -1.0, h["cost_per_device_hour"])),
          "cost_per_device_hour must be finite and > 0; it is not in 1 row(s) (index [5])"),
     ],
 )
-def test_costs_missing_zero_or_negative_in_the_catalog(log, hardware, fitted, jobs, change, message):
+def test_costs_zero_or_negative_in_the_catalog(log, hardware, fitted, jobs, change, message):
     catalog = change(hardware)
     assert message in problems_of(lambda: place(fitted, jobs, catalog, history=log))
     assert message in problems_of(lambda: fit_window(log, catalog, model=small_model()))
+
+
+@pytest.mark.parametrize("drop", [False, True])
+def test_costs_absent_from_the_catalog_stop_ranking_only(log, hardware, fitted, jobs, drop):
+    uncosted = ["A100-80GB-SXM4", "T4-16GB"]
+    if drop:
+        catalog, uncosted = hardware.drop(columns="cost_per_device_hour"), sorted(hardware["hardware_type"])
+    else:
+        catalog = hardware.assign(cost_per_device_hour=np.where(
+            hardware["hardware_type"].isin(uncosted), np.nan, hardware["cost_per_device_hour"]))
+    with pytest.raises(ValueError, match="lacks for hardware type") as caught:
+        place(fitted, jobs, catalog, history=log)
+    assert str(sorted(uncosted)) in str(caught.value)
+    # prediction needs no cost, and ranking the costed types works
+    predicted = predict_candidates(fitted, jobs, catalog, history=log)
+    assert np.isfinite(predicted["predicted_throughput"]).all()
+    if not drop:
+        others = [t for t in hardware["hardware_type"] if t not in uncosted]
+        ranked = place(fitted, jobs, catalog, history=log, hardware_types=others)
+        assert set(ranked["hardware_type"]) == set(others)
 
 
 @pytest.mark.parametrize("cost", [0.0, -2.0, np.nan])

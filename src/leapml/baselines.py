@@ -7,6 +7,11 @@ regressor on log throughput.
 :class:`LookupTableRegressor` reproduces the fleet's old method: a table of
 median measured throughput keyed on (model type, trainer count, batch size,
 hardware type), kept for a curated set of model types only.
+
+:class:`SpecScalingRegressor` is what an engineer does by hand: take the
+throughput the job last measured (on any hardware type) and scale it by the
+ratio of the candidate type's peak FLOP/s, or memory bandwidth, to that of
+the type it was measured on.
 """
 
 from __future__ import annotations
@@ -16,7 +21,13 @@ import pandas as pd
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
-__all__ = ["LOOKUP_KEY", "LastMeasuredRegressor", "LookupTableRegressor", "single_model_reference"]
+__all__ = [
+    "LOOKUP_KEY",
+    "LastMeasuredRegressor",
+    "LookupTableRegressor",
+    "SpecScalingRegressor",
+    "single_model_reference",
+]
 
 #: Columns of the lookup table's key.
 LOOKUP_KEY = ("model_type", "trainer_count", "batch_size", "hardware_type")
@@ -29,7 +40,8 @@ class LookupTableRegressor(RegressorMixin, BaseEstimator):
     training rows of a curated model type, the median of the measured
     throughputs of that key. ``predict`` returns that median, or NaN where
     the table has no entry: a missing entry is the table's "no answer", and
-    coverage is the share of rows that get one.
+    coverage is the share of rows that get one. Rows without a batch size
+    (null) neither enter the table nor get an answer.
 
     Parameters
     ----------
@@ -76,7 +88,8 @@ class LookupTableRegressor(RegressorMixin, BaseEstimator):
         keys = pd.DataFrame({
             "model_type": X["model_type"].astype(str).to_numpy(),
             "trainer_count": pd.to_numeric(X["trainer_count"]).to_numpy(np.int64),
-            "batch_size": pd.to_numeric(X["batch_size"]).to_numpy(np.int64),
+            # nullable: a row without a batch size is never a key of the table
+            "batch_size": pd.to_numeric(X["batch_size"]).astype("Int64").to_numpy(),
             "hardware_type": X["hardware_type"].astype(str).to_numpy(),
         })
         return keys
@@ -153,7 +166,17 @@ class LookupTableRegressor(RegressorMixin, BaseEstimator):
         return float(np.isfinite(pred).mean()) if len(pred) else float("nan")
 
 
-class LastMeasuredRegressor(RegressorMixin, BaseEstimator):
+class _FeatureColumnBaseline(RegressorMixin, BaseEstimator):
+    """A baseline that reads feature columns and learns nothing: ``fit`` only checks them."""
+
+    def fit(self, X, y=None, sample_weight=None):
+        """Check that ``X`` has the columns; nothing is learned."""
+        self._check(X)
+        self.n_features_in_ = X.shape[1]
+        return self
+
+
+class LastMeasuredRegressor(_FeatureColumnBaseline):
     """Persistence: predict the throughput this job last measured on this hardware.
 
     What a scheduler without a model does when a job comes back: expect what
@@ -181,12 +204,6 @@ class LastMeasuredRegressor(RegressorMixin, BaseEstimator):
     def __init__(self, *, column: str = "job_last_throughput_same_hardware"):
         self.column = column
 
-    def fit(self, X, y=None, sample_weight=None):
-        """Check that ``X`` has the column; nothing is learned."""
-        self._check(X)
-        self.n_features_in_ = X.shape[1]
-        return self
-
     def predict(self, X):
         """The last measured throughput, NaN where there is none."""
         check_is_fitted(self, "n_features_in_")
@@ -201,6 +218,72 @@ class LastMeasuredRegressor(RegressorMixin, BaseEstimator):
                 f"LastMeasuredRegressor needs a DataFrame with column {self.column!r} "
                 "(as leapml.build_features makes)"
             )
+
+
+class SpecScalingRegressor(_FeatureColumnBaseline):
+    """Spec scaling: the job's last measured throughput, scaled by a ratio of hardware figures.
+
+    Predicts ``last throughput per trainer x trainer count x (figure of the
+    candidate type / figure of the type of the last run)``, from the feature
+    columns :func:`leapml.build_features` makes. Abstains (NaN) for jobs never
+    measured before, and where a figure is unknown. The last run may be on
+    the candidate type itself (the ratio is then 1).
+
+    Parameters
+    ----------
+    by : {"peak_tflops", "memory_bw_gbps"}, default="peak_tflops"
+        The figure: peak FLOP/s at the job's precision (compute-bound jobs),
+        or memory bandwidth (memory-bound jobs).
+
+    Attributes
+    ----------
+    n_features_in_ : int
+        Number of columns seen in ``fit``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> X = pd.DataFrame({"job_last_throughput_per_trainer_any_hardware": [100.0, None],
+    ...                   "trainer_count": [8, 1], "log_peak_tflops_ratio_to_last_hardware": [0.0, 0.0],
+    ...                   "log_memory_bw_ratio_to_last_hardware": [np.log(2.0), 0.0]})
+    >>> SpecScalingRegressor().fit(X).predict(X).tolist()
+    [800.0, nan]
+    >>> SpecScalingRegressor(by="memory_bw_gbps").fit(X).predict(X).round(6).tolist()
+    [1600.0, nan]
+    """
+
+    _RATIO = {
+        "peak_tflops": "log_peak_tflops_ratio_to_last_hardware",
+        "memory_bw_gbps": "log_memory_bw_ratio_to_last_hardware",
+    }
+    _LAST = "job_last_throughput_per_trainer_any_hardware"
+
+    def __init__(self, *, by: str = "peak_tflops"):
+        self.by = by
+
+    def predict(self, X):
+        """The scaled last measurement, NaN where there is none."""
+        check_is_fitted(self, "n_features_in_")
+        ratio = self._check(X)
+        columns = [self._LAST, "trainer_count", ratio]
+        last, trainers, log_ratio = (
+            pd.to_numeric(X[c], errors="coerce").to_numpy(dtype=float, na_value=np.nan) for c in columns
+        )
+        predicted = last * trainers * np.exp(log_ratio)
+        predicted[~(predicted > 0) | ~np.isfinite(predicted)] = np.nan
+        return predicted
+
+    def _check(self, X) -> str:
+        if self.by not in self._RATIO:
+            raise ValueError(f"by must be one of {sorted(self._RATIO)}, got {self.by!r}")
+        ratio = self._RATIO[self.by]
+        needed = [self._LAST, "trainer_count", ratio]
+        if not isinstance(X, pd.DataFrame) or any(c not in X.columns for c in needed):
+            raise ValueError(
+                f"SpecScalingRegressor needs a DataFrame with columns {needed} "
+                "(as leapml.build_features makes)"
+            )
+        return ratio
 
 
 def single_model_reference(*, random_state: int = 0, n_estimators: int = 400, **params):

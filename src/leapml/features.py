@@ -17,7 +17,9 @@ is submitted:
 
 History is read *as of* each row's ``submit_time``: only completed (``ok``)
 rows of the history log submitted strictly earlier are used, so rows with the
-same ``submit_time`` never see each other. Columns the simulator adds for
+same ``submit_time`` never see each other. Where the rows state a
+``throughput_unit`` (an optional column), the history is keyed by unit too:
+no mean mixes tokens/s with images/s. Columns the simulator adds for
 evaluation (``expected_throughput``) and hidden columns (names starting with
 ``_``) are never read. ``docs/features.md`` describes every column.
 """
@@ -33,12 +35,21 @@ import pandas as pd
 
 from leapml._frames import cached_index
 from leapml._frames import frame_of_arrays as _frame
-from leapml.schema import LAUNCH_COLUMNS, PRECISIONS, TRUTH_COLUMNS, SchemaError, validate_hardware
+from leapml.schema import (
+    DEFAULT_THROUGHPUT_UNIT,
+    LAUNCH_COLUMNS,
+    PRECISIONS,
+    TRUTH_COLUMNS,
+    SchemaError,
+    normalize_precision,
+    validate_hardware,
+)
 
 __all__ = [
     "FEATURE_GROUPS",
     "HISTORY_COLUMNS",
     "HistoryIndex",
+    "OTHER_PRECISION_FALLBACK",
     "PRECISION_FALLBACK",
     "QUERY_COLUMNS",
     "build_features",
@@ -57,6 +68,11 @@ PRECISION_FALLBACK: dict[str, tuple[str, ...]] = {
     "fp16": ("fp16", "bf16", "fp32", "tf32", "fp8"),
     "fp8": ("fp8", "bf16", "fp16", "fp32", "tf32"),
 }
+
+#: The peaks read, in order, for a precision outside :data:`~leapml.schema.PRECISIONS`
+#: (``int8``, ``fp4``, a log's ``unknown``): a 16-bit tensor peak first, the usual
+#: training recipe; ``precision_native`` is 0 for such rows.
+OTHER_PRECISION_FALLBACK: tuple[str, ...] = ("fp16", "bf16", "fp8", "tf32", "fp32")
 
 #: The columns of ``X``, by group, in order.
 FEATURE_GROUPS: dict[str, tuple[str, ...]] = {
@@ -178,6 +194,9 @@ _FEATURE_INDEX = pd.Index(_FEATURE_NAMES)
 
 _PRECISION_CODES = {name: code for code, name in enumerate(PRECISIONS)}
 _PRECISION_DTYPE = pd.CategoricalDtype(list(PRECISIONS))
+# the column of the catalog's peak table that precisions outside PRECISIONS read
+_OTHER_PRECISION = len(PRECISIONS)
+_normalized_precision = lru_cache(maxsize=1024)(normalize_precision)
 _OK_CODES = {"ok": 0}
 # Below this many rows a Python loop over values beats a pandas hash table.
 _FEW_ROWS = 256
@@ -228,6 +247,52 @@ def _text_codes(series: pd.Series, codes: dict[str, int]) -> np.ndarray:
     return np.where(_null(series), -1, found)
 
 
+def _precision_codes(series: pd.Series) -> tuple[np.ndarray, pd.CategoricalDtype]:
+    """Each value's precision code and the categories of the ``precision`` feature.
+
+    Values are read through :func:`~leapml.schema.normalize_precision`: a
+    family of :data:`~leapml.schema.PRECISIONS` gets its position, any other
+    value a code past them (its own category, after the five, sorted), a null
+    or blank value -1.
+    """
+    values = series.array
+    if isinstance(values, pd.Categorical):
+        raw, uniques = values.codes, values.categories.tolist()
+    elif len(values) <= _FEW_ROWS:
+        uniques = values.to_numpy(dtype=object).tolist()
+        raw = np.arange(len(uniques))
+    else:
+        raw, uniques = pd.factorize(values)
+        uniques = np.asarray(uniques, dtype=object).tolist()
+    names = [_normalized_precision(u) if isinstance(u, str) else None for u in uniques]
+    extra = sorted({n for n in names if n is not None and n not in _PRECISION_CODES})
+    codes = {**_PRECISION_CODES, **{n: len(PRECISIONS) + i for i, n in enumerate(extra)}}
+    mapping = np.array([*(codes.get(n, -1) for n in names), -1], dtype=np.int64)
+    dtype = pd.CategoricalDtype([*PRECISIONS, *extra]) if extra else _PRECISION_DTYPE
+    return mapping[raw], dtype
+
+
+def _keyed(values, unit):
+    """A history key's values, with the throughput unit where a row states one other than samples/s.
+
+    History aggregates never mix units: a model type measured in tokens/s and
+    in images/s is two keys. Rows in samples/s (or stating no unit) keep their
+    value, so a log without the column keys as before. ``values`` is a Series
+    or a pandas array; the result is of the same kind.
+    """
+    if unit is None:
+        return values
+    units = pd.Series(unit).astype(object).to_numpy()
+    other = pd.notna(units) & (units != DEFAULT_THROUGHPUT_UNIT)
+    if not other.any():
+        return values
+    keyed = (values.array if isinstance(values, pd.Series) else values).to_numpy(dtype=object).copy()
+    keyed[other] = [f"{v}\x1f{u}" for v, u in zip(keyed[other], units[other], strict=True)]
+    if isinstance(values, pd.Series):
+        return pd.Series(keyed, index=values.index)
+    return pd.array(keyed, dtype=object)
+
+
 def _time_ns(series: pd.Series) -> tuple[np.ndarray, bool]:
     """Nanoseconds since the epoch (UTC where the column has a time zone), and tz-awareness."""
     aware = getattr(series.dtype, "tz", None) is not None
@@ -270,7 +335,7 @@ def _check_rows(
     parsed: dict[str, np.ndarray] = {}
     nulls: dict[str, np.ndarray] = {}
     for name, series in columns.items():
-        if name in ("seq_len", "throughput", "status"):
+        if name in ("seq_len", "batch_size", "throughput", "status"):
             continue
         null = nulls[name] = _null(series)
         if rows is not None:
@@ -300,12 +365,13 @@ def _check_rows(
                 f"{name} must be finite and > 0; it is not in {_describe_rows(bad, frame)}"
             )
     if "precision" in columns:
-        codes = parsed["precision"] = _text_codes(columns["precision"], _PRECISION_CODES)
+        codes, parsed["precision_dtype"] = _precision_codes(columns["precision"])
+        parsed["precision"] = codes
         bad = (codes < 0) & ~nulls["precision"]
         if rows is not None:
             bad &= rows
         if bad.any():
-            problems.append(f"precision not in {list(PRECISIONS)} in {_describe_rows(bad, frame)}")
+            problems.append(f"precision is blank in {_describe_rows(bad, frame)}")
     if "hardware_type" in columns:
         codes = parsed["hardware_type"] = _text_codes(columns["hardware_type"], type_codes)
         bad = (codes < 0) & ~nulls["hardware_type"]
@@ -434,15 +500,21 @@ class _Catalog:
         )
         peaks[~(peaks > 0)] = np.nan
         n_types = len(self.types)
-        #: peak TFLOP/s used for (type, asked precision), after the fallback
-        self.peak = np.full((n_types, len(PRECISIONS)), np.nan)
-        self.native = peaks > 0
-        for j, asked in enumerate(PRECISIONS):
-            for fallback in reversed(PRECISION_FALLBACK[asked]):
+        #: peak TFLOP/s used for (type, asked precision), after the fallback; the
+        #: last column is what a precision outside PRECISIONS reads (never native)
+        self.peak = np.full((n_types, len(PRECISIONS) + 1), np.nan)
+        self.native = np.column_stack([peaks > 0, np.zeros(n_types, dtype=bool)])
+        orders = [PRECISION_FALLBACK[asked] for asked in PRECISIONS] + [OTHER_PRECISION_FALLBACK]
+        for j, order in enumerate(orders):
+            for fallback in reversed(order):
                 column = peaks[:, PRECISIONS.index(fallback)]
                 self.peak[:, j] = np.where(np.isnan(column), self.peak[:, j], column)
+        # topology columns a catalog may lack are unknown (NaN) for every type
         self.specs = {
-            name: hardware[name].to_numpy(dtype=float, na_value=np.nan) for name in _SPEC_COLUMNS
+            name: hardware[name].to_numpy(dtype=float, na_value=np.nan)
+            if name in hardware.columns
+            else np.full(n_types, np.nan)
+            for name in _SPEC_COLUMNS
         }
         vendors = hardware["vendor"].to_numpy(dtype=object)
         vendor_categories = sorted({str(v) for v in vendors})
@@ -453,6 +525,8 @@ class _Catalog:
 
 #: Text columns of the rows described, read as they are (keys and categories).
 _TEXT_COLUMNS = ("job_id", "model_type", "model_family", "parallelism")
+#: The optional column that keys the history by unit (see :func:`_keyed`).
+_UNIT_COLUMN = "throughput_unit"
 
 
 class _Rows:
@@ -471,11 +545,13 @@ class _Rows:
         self.ns, self.aware = _time_ns(columns["submit_time"])
         self.hardware = parsed["hardware_type"]
         self.precision = parsed["precision"]
+        self.precision_dtype = parsed["precision_dtype"]
         self.trainers = parsed["trainer_count"]
         self.batch = parsed["batch_size"]
         self.seq_len = parsed["seq_len"]
         self.trainer_count = columns["trainer_count"].to_numpy(dtype=np.int64)
-        self.batch_size = columns["batch_size"].to_numpy(dtype=np.int64)
+        self.batch_size = _whole(self.batch)
+        self.unit = attempts[_UNIT_COLUMN].array if _UNIT_COLUMN in attempts.columns else None
 
     @classmethod
     def candidates(
@@ -503,8 +579,10 @@ class _Rows:
         for name, source in (("precision", parsed["precision"]), ("trainers", parsed["trainer_count"]),
                              ("batch", parsed["batch_size"]), ("seq_len", parsed["seq_len"])):
             setattr(rows, name, source[repeat])
+        rows.precision_dtype = parsed["precision_dtype"]
         rows.trainer_count = columns["trainer_count"].to_numpy(dtype=np.int64)[repeat]
-        rows.batch_size = columns["batch_size"].to_numpy(dtype=np.int64)[repeat]
+        rows.batch_size = _whole(parsed["batch_size"])[repeat]
+        rows.unit = jobs[_UNIT_COLUMN].array.take(repeat) if _UNIT_COLUMN in jobs.columns else None
         return rows
 
     def __len__(self) -> int:
@@ -515,8 +593,11 @@ class _Past:
     """Completed history rows as arrays, with the quantities the history features read."""
 
     #: the arrays, one value per row (``ns``: submit time; ``log``: log throughput;
-    #: ``per_peak``: log samples per peak TFLOP; ``steps``: log steps per second)
-    FIELDS = ("ns", "hardware", "trainers", "throughput", "peak", "log", "per_peak", "steps")
+    #: ``per_peak``: log samples per peak TFLOP; ``steps``: log steps per second, 0
+    #: where the batch size is unknown; ``batch_known``: 1 where it is known, else 0)
+    FIELDS = (
+        "ns", "hardware", "trainers", "throughput", "peak", "log", "per_peak", "steps", "batch_known"
+    )
 
     def __init__(self, aware: bool, **arrays: np.ndarray):
         self.aware = aware
@@ -535,8 +616,10 @@ class _Past:
         hardware = pick(parsed["hardware_type"])
         trainers = pick(parsed["trainer_count"])
         throughput = pick(parsed["throughput"])
-        peak = catalog.peak[hardware, pick(parsed["precision"])]
+        peak = catalog.peak[hardware, np.minimum(pick(parsed["precision"]), _OTHER_PRECISION)]
         log = np.log(throughput)
+        steps = log - np.log(trainers * pick(parsed["batch_size"]))
+        batch_known = ~np.isnan(steps)
         return cls(
             aware,
             ns=pick(ns),
@@ -546,7 +629,9 @@ class _Past:
             peak=peak,
             log=log,
             per_peak=log - np.log(trainers * peak),
-            steps=log - np.log(trainers * pick(parsed["batch_size"])),
+            # the mean over rows with a batch size is mean(steps) / mean(batch_known)
+            steps=np.where(batch_known, steps, 0.0),
+            batch_known=batch_known.astype(float),
         )
 
     def take(self, rows: np.ndarray) -> _Past:
@@ -598,7 +683,7 @@ _KEY_COLUMNS = {"job": "job_id", "model": "model_type", "family": "model_family"
 _LEVELS = {
     "job_same": ("job", True, ("log",), ("throughput", "ns")),
     "job_any": ("job", False, ("log",), ("throughput", "ns", "trainers", "peak", "hardware")),
-    "model_same": ("model", True, ("per_peak", "steps"), ()),
+    "model_same": ("model", True, ("per_peak", "steps", "batch_known"), ()),
     "model_any": ("model", False, ("per_peak",), ()),
     "family_same": ("family", True, ("per_peak",), ()),
 }
@@ -800,11 +885,12 @@ def _feature_columns(rows: _Rows, catalog: _Catalog, stats: dict[str, _KeyStats]
     """The columns of the feature matrix, in the order of :func:`feature_names`."""
     text = rows.text
     hardware_code, precision_code = rows.hardware, rows.precision
+    peak_code = np.minimum(precision_code, _OTHER_PRECISION)
     trainers, batch, seq_len, query_ns = rows.trainers, rows.batch, rows.seq_len, rows.ns
     out: dict[str, object] = {
         "model_type": _as_category(text["model_type"]),
         "model_family": _as_category(text["model_family"]),
-        "precision": _categorical(precision_code, _PRECISION_DTYPE),
+        "precision": _categorical(precision_code, rows.precision_dtype),
         "parallelism": _as_category(text["parallelism"]),
         "hardware_type": _categorical(hardware_code, catalog.dtype),
         "vendor": _categorical(catalog.vendor_code[hardware_code], catalog.vendor_dtype),
@@ -814,19 +900,21 @@ def _feature_columns(rows: _Rows, catalog: _Catalog, stats: dict[str, _KeyStats]
     }
 
     # -- hardware specs at the job's precision -------------------------------
-    peak = catalog.peak[hardware_code, precision_code]
+    peak = catalog.peak[hardware_code, peak_code]
     specs = {name: values[hardware_code] for name, values in catalog.specs.items()}
     out["peak_tflops"] = peak
-    out["precision_native"] = catalog.native[hardware_code, precision_code].astype(np.int64)
+    out["precision_native"] = catalog.native[hardware_code, peak_code].astype(np.int64)
     out.update(specs)
-    out["devices_per_host"] = specs["devices_per_host"].astype(np.int64)
+    per_host = specs["devices_per_host"]
+    out["devices_per_host"] = _whole(per_host)
     out["hardware_age_days"] = (query_ns - catalog.introduced_ns[hardware_code]) / _DAY_NS
 
     # -- derived quantities --------------------------------------------------
-    crosses = trainers > specs["devices_per_host"]
+    crosses = trainers > per_host
     out["global_batch_size"] = trainers * batch
-    out["hosts_used"] = np.ceil(trainers / specs["devices_per_host"]).astype(np.int64)
-    out["crosses_hosts"] = crosses.astype(np.int64)
+    out["hosts_used"] = _whole(np.ceil(trainers / per_host))
+    # unknown where the catalog does not know the type's devices per host
+    out["crosses_hosts"] = _whole(np.where(np.isnan(per_host), np.nan, crosses))
     out["communication_bw_gbps"] = np.where(
         crosses, specs["inter_node_bw_gbps"], specs["intra_node_bw_gbps"]
     )
@@ -869,7 +957,9 @@ def _feature_columns(rows: _Rows, catalog: _Catalog, stats: dict[str, _KeyStats]
     model = stats["model_same"]
     out["model_type_runs_same_hardware"] = model.count
     out["model_type_mean_log_samples_per_peak_tflop_same_hardware"] = model.means["per_peak"]
-    out["model_type_mean_log_steps_per_second_same_hardware"] = model.means["steps"]
+    with np.errstate(invalid="ignore"):  # 0 / 0: no earlier row with a batch size
+        steps = model.means["steps"] / model.means["batch_known"]
+    out["model_type_mean_log_steps_per_second_same_hardware"] = steps
     out["model_type_log_throughput_estimate_same_hardware"] = model_same = (
         model.means["per_peak"] + log_total_peak
     )
@@ -897,6 +987,11 @@ def _feature_columns(rows: _Rows, catalog: _Catalog, stats: dict[str, _KeyStats]
     out["history_estimate_source"] = source
 
     return [out[name] for name in _FEATURE_NAMES]
+
+
+def _whole(values: np.ndarray) -> np.ndarray:
+    """Whole numbers as integers; as floats when some are unknown (NaN)."""
+    return values if np.isnan(values).any() else values.astype(np.int64)
 
 
 def _categorical(codes: np.ndarray, dtype: pd.CategoricalDtype) -> pd.Categorical:
@@ -952,7 +1047,7 @@ def build_features(
         If an input is not a DataFrame.
     SchemaError
         Naming every problem found: missing columns, nulls, non-timestamp
-        ``submit_time``, unknown precisions, hardware types absent from the
+        ``submit_time``, empty precisions, hardware types absent from the
         catalog, non-positive trainer counts, batch sizes or throughputs on
         the completed history rows, time zones that differ between
         ``attempts`` and ``history``; or a catalog that fails
@@ -998,11 +1093,15 @@ def build_features(
     _check_time_zones(rows, past)
 
     subset = ok if same else None
+    history_unit = history[_UNIT_COLUMN].array if _UNIT_COLUMN in history.columns else None
     query_codes, past_codes = {}, {}
     for key, name in _KEY_COLUMNS.items():
         # the training case factorizes the one column once
-        past_values = None if same else columns[name] if ok.all() else columns[name][ok]
-        query_codes[key], past_codes[key] = _joint_codes(rows.columns[name], past_values, subset)
+        past_values = _keyed(columns[name], history_unit)
+        past_values = None if same else past_values if ok.all() else past_values[ok]
+        query_codes[key], past_codes[key] = _joint_codes(
+            _keyed(rows.columns[name], rows.unit), past_values, subset
+        )
     n_types = len(catalog.types)
     stats = _joined(
         _level_keys(query_codes, rows.hardware, n_types),
@@ -1227,8 +1326,9 @@ class HistoryIndex:
         self._past = past
         self._values: dict[str, dict] = {}
         self._codes: dict[str, np.ndarray] = {}
+        unit = history[_UNIT_COLUMN].array if _UNIT_COLUMN in history.columns else None
         for key, name in _KEY_COLUMNS.items():
-            codes, uniques = pd.factorize(_key_values(columns[name])[ok])
+            codes, uniques = pd.factorize(_key_values(_keyed(columns[name], unit))[ok])
             uniques = np.asarray(uniques, dtype=object).tolist()
             self._values[key] = dict(zip(uniques, range(len(uniques)), strict=True))
             self._codes[key] = codes.astype(np.int64)
@@ -1276,7 +1376,7 @@ class HistoryIndex:
             If ``attempts`` is not a DataFrame.
         SchemaError
             As :func:`build_features` raises it: missing columns, nulls,
-            unknown precisions or hardware types, non-positive counts, or a
+            empty precisions, unknown hardware types, non-positive counts, or a
             ``submit_time`` time-zone aware where the log's is naive (or the
             reverse).
 
@@ -1318,7 +1418,7 @@ class HistoryIndex:
         _check_time_zones(rows, past)
         n_types = len(catalog.types)
         codes = {
-            key: _value_codes(_key_values(rows.text[name]), self._values[key])
+            key: _value_codes(_key_values(_keyed(rows.text[name], rows.unit)), self._values[key])
             for key, name in _KEY_COLUMNS.items()
         }
         late = rows.ns > self._end_ns
@@ -1404,8 +1504,13 @@ class HistoryIndex:
         if self.last_submit is None:
             self._aware = aware
         if len(new):
+            unit = new_attempts[_UNIT_COLUMN].array if _UNIT_COLUMN in new_attempts.columns else None
             self._fold(
-                new, {key: _key_values(columns[name])[ok] for key, name in _KEY_COLUMNS.items()}
+                new,
+                {
+                    key: _key_values(_keyed(columns[name], unit))[ok]
+                    for key, name in _KEY_COLUMNS.items()
+                },
             )
         self._advance(columns["submit_time"], ok)
         return self

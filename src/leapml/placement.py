@@ -285,6 +285,14 @@ def place(
     DataFrame
         The ranked candidates, best first within each job.
 
+    Raises
+    ------
+    ValueError
+        Naming the candidate hardware types whose ``cost_per_device_hour``
+        the catalog lacks (the column may be absent or null: prediction
+        needs no cost, ranking does), besides the errors of
+        :func:`predict_candidates`.
+
     Examples
     --------
     >>> from leapml.fleet import simulate
@@ -297,12 +305,33 @@ def place(
     [1, 2, 3]
     """
     predictions = _predictions(model, jobs, hardware, history, at, hardware_types)
-    cost = dict(zip(_as_text(hardware["hardware_type"]), hardware["cost_per_device_hour"].tolist(),
-                    strict=True))
+    cost = _costs(hardware, predictions.type_names)
     ranked = _ranked(predictions, cost, len(jobs), top_k)
     if ranked is not None:
         return ranked
     return rank_candidates(predictions.frame(), cost=cost, top_k=top_k)
+
+
+def _costs(hardware: pd.DataFrame, type_names) -> dict:
+    """The catalog's cost per device-hour by type; an error naming the candidate types without one.
+
+    The catalog may leave costs out (prediction needs none): ranking is where
+    they are needed.
+    """
+    names = _as_text(hardware["hardware_type"])
+    if "cost_per_device_hour" not in hardware.columns:
+        values = [np.nan] * len(names)
+    else:
+        values = hardware["cost_per_device_hour"].to_numpy(dtype=float, na_value=np.nan).tolist()
+    cost = dict(zip(names, values, strict=True))
+    uncosted = sorted({str(name) for name in type_names if np.isnan(cost.get(str(name), np.nan))})
+    if uncosted:
+        raise ValueError(
+            f"ranking divides by cost_per_device_hour, which the hardware catalog lacks for "
+            f"hardware type(s) {uncosted}: add their costs, leave them out of hardware_types, "
+            "or use predict_candidates (prediction needs no cost)"
+        )
+    return cost
 
 
 def _as_text(column: pd.Series) -> list[str]:

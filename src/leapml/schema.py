@@ -7,6 +7,15 @@ user) and every hardware catalog goes through :func:`validate_attempts` and
 
 Each validator collects *every* problem it finds and raises one
 :class:`SchemaError` that lists them all, so a user fixes a file in one pass.
+
+Precision is an open vocabulary. :func:`normalize_precision` lower-cases a
+value, strips it, turns spaces and hyphens into underscores and maps the
+usual spellings onto the five families the hardware catalog has peaks for
+(:data:`PRECISION_ALIASES`: ``amp``, ``amp_fp16`` and ``mixed`` are the fp16
+mixed-precision family, ``amp_bf16`` is bf16, ``float32`` is fp32, ...).
+Any other value (``int8``, ``fp4``, ``unknown``) is kept, normalised, as a
+category of its own: validation never refuses it, and the features read it
+as described in ``docs/features.md``.
 """
 
 from __future__ import annotations
@@ -21,12 +30,16 @@ __all__ = [
     "ATTEMPT_COLUMNS",
     "HARDWARE_COLUMNS",
     "LAUNCH_COLUMNS",
+    "DEFAULT_THROUGHPUT_UNIT",
+    "OPTIONAL_ATTEMPT_COLUMNS",
     "PRECISIONS",
+    "PRECISION_ALIASES",
     "STATUSES",
     "TRUTH_COLUMNS",
     "SchemaError",
     "coerce_attempts",
     "coerce_hardware",
+    "normalize_precision",
     "parse_times",
     "validate_attempts",
     "validate_hardware",
@@ -35,8 +48,42 @@ __all__ = [
 #: Attempt statuses. Only ``ok`` attempts carry a throughput.
 STATUSES = ("ok", "oom", "failed")
 
-#: Numeric precisions a job may train in, from widest to narrowest.
+#: Precision families the hardware catalog gives peaks for, from widest to narrowest.
 PRECISIONS = ("fp32", "tf32", "bf16", "fp16", "fp8")
+
+#: Spellings of each precision family that :func:`normalize_precision` maps onto it
+#: (after lower-casing and turning spaces and hyphens into underscores). Automatic
+#: mixed precision without a stated type (``amp``, ``mixed``) is the fp16 family: it
+#: is what the frameworks mean by it unless told bf16.
+PRECISION_ALIASES: dict[str, tuple[str, ...]] = {
+    "fp32": ("fp32", "float32", "float", "single", "full"),
+    "tf32": ("tf32", "tensorfloat32", "tensor_float_32"),
+    "bf16": ("bf16", "bfloat16", "amp_bf16", "mixed_bf16", "bf16_mixed"),
+    "fp16": ("fp16", "float16", "half", "amp", "amp_fp16", "mixed", "mixed_fp16", "fp16_mixed"),
+    "fp8": ("fp8", "float8", "fp8_e4m3", "fp8_e5m2", "fp8_mixed"),
+}
+_ALIAS_FAMILY = {alias: family for family, aliases in PRECISION_ALIASES.items() for alias in aliases}
+
+
+def normalize_precision(value):
+    """The normalised spelling of one precision value.
+
+    Lower-cased and stripped, spaces and hyphens turned into underscores, then
+    mapped onto its family of :data:`PRECISIONS` when
+    :data:`PRECISION_ALIASES` lists it; any other value is kept (normalised)
+    as a category of its own. A null or empty value gives None.
+
+    Examples
+    --------
+    >>> [normalize_precision(v) for v in ["AMP", "amp_fp16", "Mixed", " BF16 ", "int8", ""]]
+    ['fp16', 'fp16', 'fp16', 'bf16', 'int8', None]
+    """
+    if value is None or (not isinstance(value, str) and pd.isna(value)):
+        return None
+    text = "_".join(str(value).strip().lower().replace("-", " ").split())
+    if not text:
+        return None
+    return _ALIAS_FAMILY.get(text, text)
 
 
 @dataclass(frozen=True)
@@ -45,12 +92,14 @@ class Column:
 
     ``kind`` is one of ``"int"``, ``"float"``, ``"time"``, ``"category"``
     (strings or pandas categoricals) and ``"id"`` (integers or strings).
+    ``optional`` columns may be absent from the table (read as all null).
     """
 
     name: str
     kind: str
     nullable: bool = False
     description: str = ""
+    optional: bool = False
 
 
 #: The launch configuration of a job: what is known when it is submitted.
@@ -72,8 +121,14 @@ ATTEMPT_COLUMNS = (
     Column("model_type", "category", description="model type (e.g. 'llm-ft-042')"),
     Column("model_family", "category", description="family of the model type (e.g. 'llm')"),
     Column("trainer_count", "int", description="number of accelerator devices (trainers)"),
-    Column("batch_size", "int", description="per-trainer batch size, in samples"),
-    Column("precision", "category", description="numeric precision: " + ", ".join(PRECISIONS)),
+    Column(
+        "batch_size", "int", nullable=True, description="per-trainer batch size, in samples; null if unknown"
+    ),
+    Column(
+        "precision",
+        "category",
+        description="numeric precision: " + ", ".join(PRECISIONS) + " or any other (see below)",
+    ),
     Column("seq_len", "int", nullable=True, description="sequence length, where it applies"),
     Column("parallelism", "category", description="parallelism style (data, fsdp, ...)"),
     Column("hardware_type", "category", description="hardware type, a key of the catalog"),
@@ -82,10 +137,30 @@ ATTEMPT_COLUMNS = (
         "throughput",
         "float",
         nullable=True,
-        description="measured training throughput in samples/s; null unless status is ok",
+        description="measured training throughput (samples/s unless throughput_unit says otherwise); null unless status is ok",
     ),
-    Column("device_hours", "float", description="device-hours the attempt used"),
+    Column("device_hours", "float", nullable=True, description="device-hours the attempt used; null if unknown"),
 )
+
+#: Columns an attempt log may add: validated when present, read as null when absent.
+OPTIONAL_ATTEMPT_COLUMNS = (
+    Column(
+        "throughput_unit",
+        "category",
+        nullable=True,
+        optional=True,
+        description="unit of throughput (samples/s, tokens/s, ...); absent or null: samples/s",
+    ),
+    Column("nodes", "int", nullable=True, optional=True, description="hosts the attempt ran on"),
+    Column("data_parallel_degree", "int", nullable=True, optional=True, description="data-parallel replicas"),
+    Column("tensor_parallel_degree", "int", nullable=True, optional=True, description="tensor-parallel degree"),
+    Column(
+        "pipeline_parallel_degree", "int", nullable=True, optional=True, description="pipeline stages"
+    ),
+)
+
+#: The throughput unit of rows that state none.
+DEFAULT_THROUGHPUT_UNIT = "samples/s"
 
 #: Columns only the simulator writes and only evaluation may read.
 TRUTH_COLUMNS = ("expected_throughput",)
@@ -99,12 +174,30 @@ HARDWARE_COLUMNS = (
     Column("peak_bf16_tflops", "float", nullable=True, description="dense bf16 tensor peak"),
     Column("peak_fp16_tflops", "float", nullable=True, description="dense fp16 tensor peak"),
     Column("peak_fp8_tflops", "float", nullable=True, description="dense fp8 tensor peak"),
-    Column("memory_gb", "float", description="device memory, GB"),
-    Column("memory_bw_gbps", "float", description="device memory bandwidth, GB/s"),
-    Column("intra_node_bw_gbps", "float", description="per-device link bandwidth inside a host, GB/s"),
-    Column("inter_node_bw_gbps", "float", description="per-device network bandwidth between hosts, GB/s"),
-    Column("devices_per_host", "int", description="devices in one host"),
-    Column("cost_per_device_hour", "float", description="cost of one device-hour, USD"),
+    Column("memory_gb", "float", nullable=True, description="device memory, GB"),
+    Column("memory_bw_gbps", "float", nullable=True, description="device memory bandwidth, GB/s"),
+    Column(
+        "intra_node_bw_gbps",
+        "float",
+        nullable=True,
+        optional=True,
+        description="per-device link bandwidth inside a host, GB/s",
+    ),
+    Column(
+        "inter_node_bw_gbps",
+        "float",
+        nullable=True,
+        optional=True,
+        description="per-device network bandwidth between hosts, GB/s",
+    ),
+    Column("devices_per_host", "int", nullable=True, optional=True, description="devices in one host"),
+    Column(
+        "cost_per_device_hour",
+        "float",
+        nullable=True,
+        optional=True,
+        description="cost of one device-hour, USD; ranking needs it, prediction does not",
+    ),
     Column("introduced", "time", description="first day the type is in the fleet"),
 )
 
@@ -148,7 +241,7 @@ def _rows(mask: pd.Series | np.ndarray, frame: pd.DataFrame, limit: int = 5) -> 
 
 
 def _check_columns(frame: pd.DataFrame, columns, problems: list[str]) -> None:
-    missing = [c.name for c in columns if c.name not in frame.columns]
+    missing = [c.name for c in columns if c.name not in frame.columns and not c.optional]
     if missing:
         problems.append(f"missing column(s): {missing}")
     for col in columns:
@@ -156,8 +249,12 @@ def _check_columns(frame: pd.DataFrame, columns, problems: list[str]) -> None:
             continue
         series = frame[col.name]
         if not _KIND_CHECKS[col.kind](series):
-            problems.append(f"column {col.name!r} has dtype {series.dtype}, expected {col.kind}")
-            continue
+            hint = ""
+            if col.kind == "int" and pd.api.types.is_float_dtype(series.dtype):
+                # a CSV reads an integer column with gaps as floats
+                hint = " (integers with nulls need pandas' Int64 dtype: coerce_attempts converts them)"
+            problems.append(f"column {col.name!r} has dtype {series.dtype}, expected {col.kind}{hint}")
+        # nulls are a problem of their own: report them in the same pass as the dtype
         if not col.nullable:
             null = series.isna().to_numpy()
             if null.any():
@@ -170,8 +267,9 @@ def validate_attempts(attempts: pd.DataFrame, hardware: pd.DataFrame | None = No
     Parameters
     ----------
     attempts : DataFrame
-        One row per attempt, with the columns of :data:`ATTEMPT_COLUMNS`.
-        Extra columns are allowed and kept.
+        One row per attempt, with the columns of :data:`ATTEMPT_COLUMNS`,
+        and any of :data:`OPTIONAL_ATTEMPT_COLUMNS`. Extra columns are
+        allowed and kept.
     hardware : DataFrame, optional
         The hardware catalog; when given, every ``hardware_type`` of the log
         must be in it.
@@ -185,10 +283,11 @@ def validate_attempts(attempts: pd.DataFrame, hardware: pd.DataFrame | None = No
     ------
     SchemaError
         Listing every problem: missing columns, wrong dtypes, nulls in
-        required columns, unknown statuses or precisions, throughput <= 0 or
-        non-finite on ``ok`` rows, throughput present on failed rows,
-        non-positive trainer counts or batch sizes, duplicate attempt ids,
-        hardware types absent from the catalog.
+        required columns, unknown statuses, blank precisions, throughput <= 0
+        or non-finite on ``ok`` rows, throughput present on failed rows,
+        non-positive trainer counts, batch sizes, nodes or parallel degrees,
+        duplicate attempt ids, hardware types absent from the catalog. A
+        precision outside :data:`PRECISIONS` is not a problem.
     TypeError
         If ``attempts`` is not a DataFrame.
 
@@ -207,7 +306,7 @@ def validate_attempts(attempts: pd.DataFrame, hardware: pd.DataFrame | None = No
     problems: list[str] = []
     if len(attempts) == 0:
         problems.append("the attempt log is empty")
-    _check_columns(attempts, ATTEMPT_COLUMNS, problems)
+    _check_columns(attempts, ATTEMPT_COLUMNS + OPTIONAL_ATTEMPT_COLUMNS, problems)
     cols = attempts.columns
 
     if "attempt_id" in cols:
@@ -219,10 +318,11 @@ def validate_attempts(attempts: pd.DataFrame, hardware: pd.DataFrame | None = No
         if bad.any():
             problems.append(f"status not in {list(STATUSES)} in {_rows(bad, attempts)}")
     if "precision" in cols:
-        bad = ~attempts["precision"].astype(object).isin(PRECISIONS).to_numpy()
-        if bad.any():
-            problems.append(f"precision not in {list(PRECISIONS)} in {_rows(bad, attempts)}")
-    for name in ("trainer_count", "batch_size"):
+        blank = (attempts["precision"].notna() & _normalized(attempts["precision"]).isna()).to_numpy()
+        if blank.any():
+            problems.append(f"precision is blank in {_rows(blank, attempts)}")
+    counts = [c.name for c in OPTIONAL_ATTEMPT_COLUMNS if c.kind == "int"]
+    for name in ("trainer_count", "batch_size", *counts):
         if name in cols and pd.api.types.is_numeric_dtype(attempts[name].dtype):
             bad = (attempts[name] <= 0).fillna(False).to_numpy(dtype=bool)
             if bad.any():
@@ -271,9 +371,11 @@ def validate_hardware(hardware: pd.DataFrame) -> pd.DataFrame:
     Raises
     ------
     SchemaError
-        Listing every problem: missing columns, wrong dtypes, nulls, duplicate
-        hardware types, non-positive memory, bandwidth or cost, a type with no
-        peak FLOP/s at any precision.
+        Listing every problem: missing required columns, wrong dtypes, nulls
+        in required columns, duplicate hardware types, non-positive memory,
+        bandwidth, devices per host or cost, a type with no peak FLOP/s at
+        any precision. The topology columns and the cost may be absent or
+        null: prediction reads them as unknown, ranking needs the cost.
     TypeError
         If ``hardware`` is not a DataFrame.
 
@@ -322,7 +424,8 @@ def validate_hardware(hardware: pd.DataFrame) -> pd.DataFrame:
     return hardware
 
 
-_CATEGORY_ATTEMPT = [c.name for c in ATTEMPT_COLUMNS if c.kind == "category"]
+_CATEGORY_ATTEMPT = [c.name for c in ATTEMPT_COLUMNS + OPTIONAL_ATTEMPT_COLUMNS if c.kind == "category"]
+_INT_ATTEMPT = [c.name for c in ATTEMPT_COLUMNS + OPTIONAL_ATTEMPT_COLUMNS if c.kind == "int"]
 _CATEGORY_HARDWARE = [c.name for c in HARDWARE_COLUMNS if c.kind == "category"]
 
 
@@ -365,28 +468,58 @@ def _all_have_offsets(values: pd.Series) -> bool:
     return bool(text.str.contains(r"(?:[+-]\d\d:?\d\d|Z)$", regex=True).all())
 
 
+def _normalized(precision: pd.Series) -> pd.Series:
+    """:func:`normalize_precision` of every value, computed once per distinct value."""
+    if isinstance(precision.dtype, pd.CategoricalDtype):
+        # code -1 (null) picks the appended None
+        spelled = [normalize_precision(c) for c in precision.cat.categories.tolist()] + [None]
+        return pd.Series(np.array(spelled, dtype=object)[precision.cat.codes.to_numpy()], index=precision.index)
+    values = precision.astype(object)
+    spellings = {v: normalize_precision(v) for v in pd.unique(values.dropna())}
+    return values.map(spellings, na_action="ignore").astype(object)
+
+
+def _integers(series: pd.Series) -> pd.Series:
+    """``series`` as nullable integers where every value is a whole number; else unchanged."""
+    if pd.api.types.is_integer_dtype(series.dtype):
+        return series
+    numeric = pd.to_numeric(series, errors="coerce")
+    if numeric.notna().sum() == series.notna().sum() and (numeric.dropna() % 1 == 0).all():
+        return numeric.astype("Int64")
+    return series
+
+
 def coerce_attempts(attempts: pd.DataFrame) -> pd.DataFrame:
     """Return a copy of a user's attempt log with the schema's dtypes.
 
-    Text columns become categoricals, ``submit_time`` a timestamp,
-    ``seq_len`` a nullable integer. Use it on logs read from CSV, then
-    :func:`validate_attempts`. Values that cannot be converted are left as
-    they are, so that validation names them.
+    Text columns become categoricals, ``submit_time`` a timestamp, integer
+    columns read as floats (``batch_size`` or ``seq_len`` with gaps) nullable
+    integers, and ``precision`` its :func:`normalize_precision` spelling. Use
+    it on logs read from CSV, then :func:`validate_attempts`. Values that
+    cannot be converted are left as they are, so that validation names them.
 
     Examples
     --------
     >>> log = pd.DataFrame({"submit_time": ["2026-01-01 10:00"], "seq_len": [2048.0],
-    ...                     "precision": ["bf16"]})
-    >>> coerce_attempts(log).dtypes.astype(str).tolist()
+    ...                     "precision": ["AMP"]})
+    >>> coerced = coerce_attempts(log)
+    >>> coerced.dtypes.astype(str).tolist()
     ['datetime64[us]', 'Int64', 'category']
+    >>> coerced["precision"].tolist()
+    ['fp16']
     """
     out = attempts.copy()
     if "submit_time" in out:
         out["submit_time"] = parse_times(out["submit_time"])
-    if "seq_len" in out and not pd.api.types.is_integer_dtype(out["seq_len"]):
-        numeric = pd.to_numeric(out["seq_len"], errors="coerce")
-        if numeric.notna().sum() == out["seq_len"].notna().sum() and (numeric.dropna() % 1 == 0).all():
-            out["seq_len"] = numeric.astype("Int64")
+    for name in _INT_ATTEMPT:
+        if name in out:
+            out[name] = _integers(out[name])
+    if "precision" in out and not pd.api.types.is_numeric_dtype(out["precision"]):
+        normalized = _normalized(out["precision"])
+        # a column already in its normalised spelling keeps its dtype (and categories)
+        before = out["precision"].to_numpy(dtype=object, na_value=None).tolist()
+        if normalized.to_numpy(dtype=object, na_value=None).tolist() != before:
+            out["precision"] = normalized
     for name in ("throughput", "device_hours"):
         if name in out and out[name].dtype == object:
             numeric = pd.to_numeric(out[name], errors="coerce")
@@ -402,7 +535,8 @@ def coerce_attempts(attempts: pd.DataFrame) -> pd.DataFrame:
 def coerce_hardware(hardware: pd.DataFrame) -> pd.DataFrame:
     """Return a copy of a user's hardware catalog with the schema's dtypes.
 
-    ``introduced`` becomes a timestamp; text columns stay text.
+    ``introduced`` becomes a timestamp, ``devices_per_host`` read as floats
+    (gaps in a CSV) a nullable integer; text columns stay text.
 
     Examples
     --------
@@ -413,6 +547,8 @@ def coerce_hardware(hardware: pd.DataFrame) -> pd.DataFrame:
     out = hardware.copy()
     if "introduced" in out:
         out["introduced"] = parse_times(out["introduced"])
+    if "devices_per_host" in out:
+        out["devices_per_host"] = _integers(out["devices_per_host"])
     for name in _CATEGORY_HARDWARE:
         if name in out and out[name].dtype == object:
             out[name] = out[name].astype(str)

@@ -1,0 +1,408 @@
+"""Tidy tables of published throughput measurements -> an attempt log and a hardware catalog.
+
+A measurement table has one row per published measurement: a workload
+(``model``, ``task``), its launch configuration (``num_devices``,
+``batch_size`` / ``per_device_batch_size``, ``precision``, optionally
+``seq_len``), the ``hardware`` it ran on and the measured ``throughput`` in
+``throughput_unit``, as in the public tables described in
+``docs/guide/measurements.md``. A hardware specification table has one row
+per ``hardware`` name with datasheet figures (the layout of
+``hardware_specs.csv``: ``peak_<precision>_tflops`` or
+``peak_<precision>_tensor_tflops``, ``memory_gb``, ``memory_bw_gbps``,
+``release_year``, a price column).
+
+:func:`from_measurements` maps them onto the schema of
+:mod:`leapml.schema` by these rules:
+
+- **one attempt per measurement**: every row with a positive throughput, a
+  device count and a hardware type the catalog knows becomes one ``ok``
+  attempt; the others are dropped and counted in the notes;
+- **jobs**: rows sharing ``source``, the launch configuration
+  (:data:`~leapml.schema.LAUNCH_COLUMNS`: model, task, device count,
+  per-device batch size, precision, ``seq_len``, parallelism), the
+  throughput unit and the extra ``job_columns`` are one job (the same launch configuration measured
+  on several hardware types, or measured again); ``job_id`` is
+  ``<source>-<number>``;
+- **submit times**: a table without a ``submit_time`` column gets one
+  attempt per second from ``start``, rows ordered by the hardware's release
+  year, then its name, then their order in the table: a job's measurements
+  on older hardware are known when its rows on newer hardware are
+  submitted, as in a fleet that buys newer types over time;
+- ``model_type`` is ``model``, ``model_family`` is ``task``,
+  ``trainer_count`` is ``num_devices``, ``batch_size`` is the per-device
+  batch (``per_device_batch_size``, else ``batch_size / num_devices`` when
+  that is whole), ``precision`` its :func:`~leapml.schema.normalize_precision`
+  spelling, ``parallelism`` the table's ``parallelism`` column or
+  ``"unknown"``, ``device_hours`` null (a benchmark does not report them);
+- the catalog takes the specification table's peaks, memory and bandwidth as
+  they are, ``introduced`` as the 1st of January of ``release_year``, and
+  its cost from ``cost_column``; it has no topology columns (a datasheet
+  does not say how a fleet hosts its devices). Types with no peak at any
+  precision are dropped.
+
+Nothing is invented silently: every value assumed, and every row or type
+dropped, is counted in the ``notes`` of the result.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import NamedTuple
+
+import numpy as np
+import pandas as pd
+
+from leapml.schema import (
+    LAUNCH_COLUMNS,
+    PRECISIONS,
+    coerce_attempts,
+    coerce_hardware,
+    normalize_precision,
+    validate_attempts,
+    validate_hardware,
+)
+
+__all__ = ["PUBLIC_JOB_COLUMNS", "MeasurementLog", "from_measurements", "read_measurements"]
+
+#: Extra columns that tell launch configurations apart in the public tables,
+#: by source (what each table's README names as differing between its rows).
+PUBLIC_JOB_COLUMNS: dict[str, tuple[str, ...]] = {
+    "lambda_tf": ("data", "distortions", "variable_update", "xla"),
+    "gavel": ("placement",),
+    "nvidia_dle": ("framework", "subheading", "workload"),
+    "mlperf_training": ("benchmark", "division"),
+}
+
+_REQUIRED = ("source", "model", "task", "num_devices", "hardware", "precision", "throughput")
+_UNKNOWN = "unknown"
+
+
+class MeasurementLog(NamedTuple):
+    """What :func:`from_measurements` returns."""
+
+    #: the attempt log, valid for :func:`leapml.schema.validate_attempts`
+    attempts: pd.DataFrame
+    #: the hardware catalog, valid for :func:`leapml.schema.validate_hardware`
+    hardware: pd.DataFrame
+    #: one line per assumption made or rows dropped, with counts
+    notes: list[str]
+
+
+def read_measurements(folder, *, sources: Sequence[str] | None = None) -> pd.DataFrame:
+    """Read and stack the measurement tables (``<source>.csv``) of a folder.
+
+    Parameters
+    ----------
+    folder : str or Path
+        The folder holding the tables.
+    sources : list of str, optional
+        The tables to read, by file name without ``.csv``; default: every
+        CSV file of the folder, in name order.
+
+    Returns
+    -------
+    DataFrame
+        The rows of every table, the union of their columns.
+
+    Raises
+    ------
+    FileNotFoundError
+        If the folder or a named table does not exist, or the folder has no CSV file.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (folder / "a.csv").write_text("source,model\\na,x\\n")
+    >>> read_measurements(folder)["model"].tolist()
+    ['x']
+    """
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise FileNotFoundError(
+            f"no folder {folder}: give the folder holding the measurement tables"
+        )
+    paths = (
+        sorted(folder.glob("*.csv")) if sources is None else [folder / f"{s}.csv" for s in sources]
+    )
+    missing = [str(p) for p in paths if not p.is_file()]
+    if missing or not paths:
+        raise FileNotFoundError(f"no measurement table {missing or str(folder / '*.csv')}")
+    return pd.concat([pd.read_csv(p, low_memory=False) for p in paths], ignore_index=True)
+
+
+def from_measurements(
+    measurements: pd.DataFrame,
+    specs: pd.DataFrame,
+    *,
+    job_columns: Sequence[str] | dict[str, Sequence[str]] = (),
+    start="2026-01-01",
+    cost_column: str = "cloud_usd_per_gpu_hour",
+) -> MeasurementLog:
+    """Turn a tidy measurement table and hardware specifications into an attempt log and catalog.
+
+    The mapping rules are those of the module's description
+    (:mod:`leapml.datasets`).
+
+    Parameters
+    ----------
+    measurements : DataFrame
+        One row per measurement, with ``source``, ``model``, ``task``,
+        ``num_devices``, ``hardware``, ``precision``, ``throughput`` and
+        ``batch_size`` or ``per_device_batch_size``; optional
+        ``throughput_unit``, ``seq_len``, ``parallelism``, ``submit_time``.
+    specs : DataFrame
+        One row per hardware name (``hardware``), in the layout of
+        ``hardware_specs.csv``.
+    job_columns : list of str, or dict source -> list of str, default=()
+        Extra columns that tell jobs apart (for instance
+        :data:`PUBLIC_JOB_COLUMNS`); a column a table lacks is ignored.
+    start : timestamp, default="2026-01-01"
+        The first submit time formed.
+    cost_column : str, default="cloud_usd_per_gpu_hour"
+        The column of ``specs`` giving the cost of a device-hour (may be
+        absent or have gaps: prediction needs no cost).
+
+    Returns
+    -------
+    MeasurementLog
+        ``attempts``, ``hardware`` (both validated) and ``notes``.
+
+    Raises
+    ------
+    TypeError
+        If an input is not a DataFrame.
+    ValueError
+        Naming the required columns a table lacks, or if no row is left.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> specs = pd.DataFrame({"hardware": ["V100", "A100"], "vendor": "NVIDIA",
+    ...     "release_year": [2017, 2020], "peak_fp32_tflops": [15.7, 19.5],
+    ...     "peak_fp16_tensor_tflops": [125.0, 312.0], "memory_gb": [16.0, 40.0],
+    ...     "memory_bw_gbps": [900.0, 1555.0], "cloud_usd_per_gpu_hour": [3.06, None]})
+    >>> table = pd.DataFrame({"source": "demo", "model": "ResNet-50", "task": "vision",
+    ...     "num_devices": 1, "per_device_batch_size": 256, "hardware": ["A100", "V100"],
+    ...     "precision": "amp", "throughput": [2400.0, 1100.0], "throughput_unit": "images/s"})
+    >>> log = from_measurements(table, specs)
+    >>> log.attempts[["job_id", "hardware_type", "precision", "submit_time"]].values.tolist()
+    [['demo-0', 'V100', 'fp16', Timestamp('2026-01-01 00:00:00')], ['demo-0', 'A100', 'fp16', Timestamp('2026-01-01 00:00:01')]]
+    >>> [note.split(":")[0] for note in log.notes]  # what each note is about
+    ['cost_per_device_hour', 'introduced', 'intra_node_bw_gbps, inter_node_bw_gbps, devices_per_host', 'parallelism', 'device_hours', 'submit_time']
+    """
+    for name, frame in (("measurements", measurements), ("specs", specs)):
+        if not isinstance(frame, pd.DataFrame):
+            raise TypeError(f"{name} must be a pandas DataFrame, got {type(frame).__name__}")
+    notes: list[str] = []
+    hardware = _catalog(specs, cost_column, notes)
+    attempts = _attempts(measurements, hardware, job_columns, pd.Timestamp(start), notes)
+    hardware = validate_hardware(hardware)
+    attempts = validate_attempts(coerce_attempts(attempts), hardware)
+    return MeasurementLog(attempts, hardware, notes)
+
+
+def _catalog(specs: pd.DataFrame, cost_column: str, notes: list[str]) -> pd.DataFrame:
+    """The hardware catalog of a specification table."""
+    missing = [
+        c
+        for c in ("hardware", "vendor", "release_year", "memory_gb", "memory_bw_gbps")
+        if c not in specs
+    ]
+    if missing:
+        raise ValueError(f"specs lacks column(s) {missing}")
+    catalog = pd.DataFrame(
+        {"hardware_type": specs["hardware"].astype(str), "vendor": specs["vendor"].astype(str)}
+    )
+    for precision in PRECISIONS:
+        plain, tensor = f"peak_{precision}_tflops", f"peak_{precision}_tensor_tflops"
+        source = plain if plain in specs else tensor if tensor in specs else None
+        catalog[plain] = specs[source].astype(float) if source else np.nan
+    catalog["memory_gb"] = specs["memory_gb"].astype(float)
+    catalog["memory_bw_gbps"] = specs["memory_bw_gbps"].astype(float)
+    catalog["cost_per_device_hour"] = (
+        specs[cost_column].astype(float) if cost_column in specs else np.nan
+    )
+    catalog["introduced"] = pd.to_datetime(specs["release_year"].astype(int).astype(str) + "-01-01")
+    peaks = catalog[[f"peak_{p}_tflops" for p in PRECISIONS]].to_numpy()
+    none = ~np.isfinite(peaks).any(axis=1)
+    if none.any():
+        dropped = sorted(catalog["hardware_type"][none])
+        notes.append(f"hardware types dropped, no peak FLOP/s at any precision: {dropped}")
+    catalog = catalog[~none].reset_index(drop=True)
+    uncosted = int(catalog["cost_per_device_hour"].isna().sum())
+    if uncosted:
+        notes.append(
+            f"cost_per_device_hour: {uncosted} of {len(catalog)} hardware type(s) have none in "
+            f"{cost_column!r}; prediction needs none, ranking refuses them"
+        )
+    notes.append("introduced: 1 January of each type's release_year (the specs give a year)")
+    notes.append(
+        "intra_node_bw_gbps, inter_node_bw_gbps, devices_per_host: not in the specs, left out "
+        "(the features read them as unknown)"
+    )
+    return coerce_hardware(catalog)
+
+
+def _attempts(
+    table: pd.DataFrame, catalog: pd.DataFrame, job_columns, start: pd.Timestamp, notes: list[str]
+) -> pd.DataFrame:
+    """The attempt log of a measurement table (one attempt per kept row)."""
+    missing = [c for c in _REQUIRED if c not in table]
+    if "batch_size" not in table and "per_device_batch_size" not in table:
+        missing.append("batch_size or per_device_batch_size")
+    if missing:
+        raise ValueError(f"measurements lacks column(s) {missing}")
+    table = _kept_rows(table, catalog, notes)
+    devices = table["num_devices"].to_numpy(dtype=float)
+    attempts = pd.DataFrame(
+        {
+            "source": table["source"].astype(str).to_numpy(),
+            "model_type": table["model"].astype(str).to_numpy(),
+            "model_family": _filled(table, "task", "model_family", notes),
+            "trainer_count": devices.astype(np.int64),
+            "batch_size": _per_device_batch(table, devices, notes),
+            "precision": _precisions(table["precision"], notes),
+            "seq_len": pd.to_numeric(table["seq_len"], errors="coerce")
+            if "seq_len" in table
+            else np.nan,
+            "parallelism": _filled(table, "parallelism", "parallelism", notes),
+            "hardware_type": table["hardware"].astype(str).to_numpy(),
+            "status": "ok",
+            "throughput": table["throughput"].to_numpy(dtype=float),
+            "throughput_unit": table["throughput_unit"].to_numpy(dtype=object)
+            if "throughput_unit" in table
+            else None,
+            "device_hours": np.nan,
+        },
+        index=table.index,
+    )
+    if attempts["throughput_unit"].isna().any():
+        notes.append(
+            f"throughput_unit: none for {int(attempts['throughput_unit'].isna().sum())} "
+            "row(s), read as samples/s"
+        )
+    notes.append("device_hours: null on every attempt (measurements do not report them)")
+    attempts.insert(0, "job_id", _job_ids(table, attempts, job_columns))
+    attempts.insert(1, "submit_time", _submit_times(table, catalog, start, notes))
+    attempts = attempts.sort_values("submit_time", kind="stable").reset_index(drop=True)
+    attempts.insert(0, "attempt_id", np.arange(len(attempts), dtype=np.int64))
+    return attempts
+
+
+def _kept_rows(table: pd.DataFrame, catalog: pd.DataFrame, notes: list[str]) -> pd.DataFrame:
+    """The rows that are measurements of a known hardware type; the others counted in the notes."""
+    throughput = pd.to_numeric(table["throughput"], errors="coerce").to_numpy(dtype=float)
+    devices = pd.to_numeric(table["num_devices"], errors="coerce").to_numpy(dtype=float)
+    known = table["hardware"].astype(str).isin(set(catalog["hardware_type"])).to_numpy()
+    reasons = {
+        "no positive throughput": ~(np.isfinite(throughput) & (throughput > 0)),
+        "no whole, positive device count": ~(
+            np.isfinite(devices) & (devices > 0) & (devices % 1 == 0)
+        ),
+        "a hardware type the catalog lacks": ~known,
+    }
+    drop = np.zeros(len(table), dtype=bool)
+    for reason, mask in reasons.items():
+        mask = mask & ~drop
+        if mask.any():
+            where = ""
+            if reason.startswith("a hardware"):
+                where = f" {sorted(set(table['hardware'][mask].astype(str)))}"
+            notes.append(f"rows dropped, {reason}{where}: {int(mask.sum())}")
+        drop |= mask
+    if drop.all():
+        raise ValueError(
+            "no measurement left: every row lacks a throughput, a device count or a known type"
+        )
+    kept = table[~drop].copy()
+    kept["throughput"] = throughput[~drop]
+    kept["num_devices"] = devices[~drop]
+    return kept
+
+
+def _filled(table: pd.DataFrame, source: str, name: str, notes: list[str]) -> np.ndarray:
+    """A text column of the table with nulls (or the whole column, if absent) read as ``"unknown"``."""
+    if source not in table:
+        notes.append(f"{name}: no {source!r} column, set to {_UNKNOWN!r}")
+        return np.full(len(table), _UNKNOWN, dtype=object)
+    column = table[source]
+    if column.isna().any():
+        notes.append(
+            f"{name}: {source!r} null in {int(column.isna().sum())} row(s), set to {_UNKNOWN!r}"
+        )
+    return column.astype(object).where(column.notna(), _UNKNOWN).astype(str).to_numpy()
+
+
+def _per_device_batch(table: pd.DataFrame, devices: np.ndarray, notes: list[str]) -> pd.array:
+    """The per-device batch: given, else the global batch over the devices when whole, else null."""
+    per_device = pd.to_numeric(table.get("per_device_batch_size"), errors="coerce")
+    per_device = (
+        np.full(len(table), np.nan) if per_device is None else per_device.to_numpy(dtype=float)
+    )
+    if "batch_size" in table:
+        derived = (
+            pd.to_numeric(table["batch_size"], errors="coerce").to_numpy(dtype=float) / devices
+        )
+        use = np.isnan(per_device) & np.isfinite(derived) & (derived % 1 == 0) & (derived > 0)
+        if use.any():
+            notes.append(
+                f"batch_size: global batch / devices for {int(use.sum())} row(s) without a per-device batch"
+            )
+        per_device = np.where(use, derived, per_device)
+    bad = ~(per_device > 0) | (per_device % 1 != 0)
+    if bad.any():
+        notes.append(f"batch_size: unknown (null) for {int(bad.sum())} row(s)")
+    return pd.array(np.where(bad, np.nan, per_device), dtype="Int64")
+
+
+def _precisions(column: pd.Series, notes: list[str]) -> np.ndarray:
+    """Normalised precisions; nulls read as ``"unknown"``; values outside the five counted."""
+    values = column.astype(object).map(normalize_precision, na_action="ignore")
+    unknown = values.isna()
+    if unknown.any():
+        notes.append(f"precision: none given for {int(unknown.sum())} row(s), set to {_UNKNOWN!r}")
+    values = values.where(~unknown, _UNKNOWN)
+    others = values[~values.isin(PRECISIONS) & ~unknown].value_counts()
+    if len(others):
+        notes.append(f"precision: kept as their own category {dict(others)}")
+    return values.to_numpy(dtype=object)
+
+
+def _job_ids(table: pd.DataFrame, attempts: pd.DataFrame, job_columns) -> np.ndarray:
+    """``<source>-<number>``: one number per launch configuration within a source."""
+    keys = attempts[["source", *LAUNCH_COLUMNS, "throughput_unit"]].astype(object).map(str)
+    extra = pd.Series("", index=table.index)
+    for source, rows in table.groupby(table["source"].astype(str), sort=False):
+        columns = job_columns.get(source, ()) if isinstance(job_columns, dict) else job_columns
+        columns = [c for c in columns if c in rows]
+        if columns:
+            extra[rows.index] = rows[columns].astype(object).map(str).agg("|".join, axis=1)
+    keys["extra"] = extra
+    number = keys.groupby(list(keys.columns), sort=False, dropna=False).ngroup()
+    within = number.groupby(keys["source"], sort=False).transform(lambda n: pd.factorize(n)[0])
+    return (keys["source"] + "-" + within.astype(str)).to_numpy()
+
+
+def _submit_times(
+    table: pd.DataFrame, catalog: pd.DataFrame, start: pd.Timestamp, notes: list[str]
+) -> np.ndarray:
+    """The table's ``submit_time``, or one second apart from ``start``, older hardware first."""
+    if "submit_time" in table:
+        return pd.to_datetime(table["submit_time"]).to_numpy()
+    introduced = catalog.set_index("hardware_type")["introduced"]
+    order = pd.DataFrame(
+        {
+            "introduced": table["hardware"].astype(str).map(introduced).to_numpy(),
+            "hardware": table["hardware"].astype(str).to_numpy(),
+            "position": np.arange(len(table)),
+        }
+    ).sort_values(["introduced", "hardware", "position"], kind="stable")
+    seconds = np.empty(len(table), dtype=np.int64)
+    seconds[order["position"].to_numpy()] = np.arange(len(table))
+    notes.append(
+        f"submit_time: none in the table; one attempt per second from {start}, ordered by the "
+        "hardware's release year, its name, then the table's row order"
+    )
+    return (start + pd.to_timedelta(seconds, unit="s")).to_numpy()

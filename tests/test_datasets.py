@@ -1,0 +1,175 @@
+"""Measurement tables become a valid attempt log and catalog, every assumption named."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from leapml.datasets import from_measurements, read_measurements
+from leapml.features import build_features
+
+
+def _specs() -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "hardware": ["V100", "A100", "H100", "CPU"],
+            "vendor": ["NVIDIA", "NVIDIA", "NVIDIA", "Intel"],
+            "release_year": [2017, 2020, 2022, 2023],
+            "peak_fp32_tflops": [15.7, 19.5, 67.0, np.nan],
+            "peak_tf32_tensor_tflops": [np.nan, 156.0, 495.0, np.nan],
+            "peak_fp16_tensor_tflops": [125.0, 312.0, 989.0, np.nan],
+            "peak_bf16_tensor_tflops": [np.nan, 312.0, 989.0, np.nan],
+            "memory_gb": [16.0, 40.0, 80.0, np.nan],
+            "memory_bw_gbps": [900.0, 1555.0, 3350.0, 307.0],
+            "cloud_usd_per_gpu_hour": [3.0, 4.0, np.nan, 1.0],
+        }
+    )
+
+
+def _table() -> pd.DataFrame:
+    """Two sources; ResNet-50 at one configuration on three types (newest first in the table)."""
+    rows = [
+        # source, model, task, devices, global batch, per-device batch, hardware, precision, throughput, unit
+        ("lab", "ResNet-50", "vision", 1, 256, 256, "H100", "AMP", 3000.0, "images/s"),
+        ("lab", "ResNet-50", "vision", 1, 256, 256, "A100", "amp_fp16", 2400.0, "images/s"),
+        ("lab", "ResNet-50", "vision", 1, 256, 256, "V100", "mixed", 1100.0, "images/s"),
+        ("lab", "ResNet-50", "vision", 1, 128, 128, "V100", "fp32", 400.0, "images/s"),
+        ("lab", "ResNet-50", "vision", 8, 2048, np.nan, "V100", "fp32", 3100.0, "images/s"),
+        ("lab", "ResNet-50", "vision", 8, 1001, np.nan, "V100", "fp32", 2900.0, "images/s"),
+        ("bench", "BERT", None, 8, 64, 8, "A100", None, 900.0, "sequences/s"),
+        ("bench", "BERT", "nlp", 8, 64, 8, "A100", "int8", np.nan, None),
+        ("bench", "BERT", "nlp", 8, 64, 8, "TPU", "bf16", 50.0, "sequences/s"),
+        ("bench", "BERT", "nlp", np.nan, 64, 8, "A100", "bf16", 50.0, "sequences/s"),
+        ("bench", "BERT", "nlp", 8, 64, 8, "CPU", "bf16", 5.0, "sequences/s"),
+    ]
+    columns = [
+        "source", "model", "task", "num_devices", "batch_size", "per_device_batch_size",
+        "hardware", "precision", "throughput", "throughput_unit",
+    ]  # fmt: skip
+    return pd.DataFrame(rows, columns=columns)
+
+
+def test_one_attempt_per_measurement_and_every_drop_counted():
+    log = from_measurements(_table(), _specs())
+    attempts = log.attempts
+    assert len(attempts) == 7 and (attempts["status"] == "ok").all()
+    assert attempts["attempt_id"].tolist() == list(range(7))
+    notes = "\n".join(log.notes)
+    assert "rows dropped, no positive throughput: 1" in notes
+    assert "rows dropped, no whole, positive device count: 1" in notes
+    assert "rows dropped, a hardware type the catalog lacks ['CPU', 'TPU']: 2" in notes
+    assert "no peak FLOP/s at any precision: ['CPU']" in notes
+    assert sorted(attempts["throughput"]) == sorted(
+        [3000.0, 2400.0, 1100.0, 400.0, 3100.0, 2900.0, 900.0]
+    )
+
+
+def test_values_are_mapped_and_assumptions_named():
+    log = from_measurements(_table(), _specs())
+    attempts, notes = log.attempts.set_index("throughput"), "\n".join(log.notes)
+    # AMP, amp_fp16 and mixed are the fp16 family
+    assert (attempts.loc[[3000.0, 2400.0, 1100.0], "precision"] == "fp16").all()
+    # the global batch over the devices where whole (2048 / 8), else unknown (1001 / 8)
+    assert attempts.loc[3100.0, "batch_size"] == 256
+    assert attempts.loc[2900.0, "batch_size"] is pd.NA
+    assert attempts.loc[900.0, "batch_size"] == 8
+    assert "global batch / devices for 1 row(s)" in notes and "unknown (null) for 1 row(s)" in notes
+    assert (
+        attempts.loc[900.0, "precision"] == "unknown"
+        and "precision: none given for 1 row(s)" in notes
+    )
+    assert attempts.loc[900.0, "model_family"] == "unknown" and "'task' null in 1 row(s)" in notes
+    assert (attempts["parallelism"] == "unknown").all() and attempts["device_hours"].isna().all()
+    assert attempts.loc[900.0, "throughput_unit"] == "sequences/s"
+    catalog = log.hardware.set_index("hardware_type")
+    assert "devices_per_host" not in catalog and np.isnan(
+        catalog.loc["H100", "cost_per_device_hour"]
+    )
+    assert catalog.loc["A100", "peak_fp16_tflops"] == 312.0
+    assert catalog.loc["A100", "introduced"] == pd.Timestamp("2020-01-01")
+    assert "1 of 3 hardware type(s) have none in 'cloud_usd_per_gpu_hour'" in notes
+
+
+def test_jobs_are_launch_configurations_and_older_hardware_comes_first():
+    attempts = from_measurements(_table(), _specs()).attempts.set_index("throughput")
+    same = attempts.loc[[3000.0, 2400.0, 1100.0]]
+    assert same["job_id"].nunique() == 1
+    assert attempts.loc[400.0, "job_id"] != same["job_id"].iloc[0]
+    order = same.sort_values("submit_time")["hardware_type"].tolist()
+    assert order == ["V100", "A100", "H100"]
+    assert attempts["submit_time"].is_unique
+
+
+def test_job_columns_split_jobs_per_source():
+    table = _table()
+    table["xla"] = [True, False, True] + [False] * 8
+    together = from_measurements(table, _specs()).attempts
+    split = from_measurements(
+        table, _specs(), job_columns={"lab": ["xla"], "other": ["nothing"]}
+    ).attempts
+    assert split["job_id"].nunique() == together["job_id"].nunique() + 1
+    assert split["job_id"].str.startswith(("lab-", "bench-")).all()
+
+
+def test_a_table_with_submit_times_keeps_them():
+    table = _table().assign(submit_time=pd.date_range("2024-03-01", periods=11, freq="D"))
+    attempts = from_measurements(table, _specs()).attempts
+    assert attempts["submit_time"].min() == pd.Timestamp("2024-03-01")
+    assert attempts["submit_time"].is_monotonic_increasing
+
+
+def test_the_log_feeds_build_features_without_fills():
+    log = from_measurements(_table(), _specs())
+    X = build_features(log.attempts, log.hardware)
+    rows = log.attempts.reset_index(drop=True)
+    h100 = rows.index[rows["hardware_type"] == "H100"][0]
+    # the H100 run sees the same job's earlier A100 and V100 runs, scaled by peak
+    assert X.loc[h100, "job_runs_any_hardware"] == 2
+    assert X.loc[h100, "job_last_hardware_type"] == "A100"
+    assert X.loc[h100, "job_last_throughput_scaled_by_peak"] == pytest.approx(
+        2400.0 * 989.0 / 312.0
+    )
+    assert X["devices_per_host"].isna().all()
+
+
+def test_bad_inputs_are_named():
+    with pytest.raises(ValueError, match=r"lacks column\(s\) \['throughput'\]"):
+        from_measurements(_table().drop(columns="throughput"), _specs())
+    with pytest.raises(ValueError, match="no measurement left"):
+        from_measurements(_table().assign(throughput=0.0), _specs())
+    with pytest.raises(TypeError, match="DataFrame"):
+        from_measurements(_table().to_dict(), _specs())
+
+
+def test_read_measurements_stacks_the_tables_of_a_folder(tmp_path):
+    _table().iloc[:3].to_csv(tmp_path / "a.csv", index=False)
+    _table().iloc[3:].assign(extra=1).to_csv(tmp_path / "b.csv", index=False)
+    stacked = read_measurements(tmp_path)
+    assert len(stacked) == 11 and stacked["extra"].isna().sum() == 3
+    assert len(read_measurements(tmp_path, sources=["b"])) == 8
+    with pytest.raises(FileNotFoundError, match="c.csv"):
+        read_measurements(tmp_path, sources=["c"])
+
+
+PUBLIC = Path(__file__).resolve().parents[2] / "shared" / "data"
+
+
+@pytest.mark.skipif(
+    not (PUBLIC / "public").is_dir(), reason="the public tables are not on this machine"
+)
+def test_the_public_tables_validate_and_build_features_without_fills():
+    from leapml.datasets import PUBLIC_JOB_COLUMNS
+
+    specs = pd.read_csv(PUBLIC / "hardware_specs.csv")
+    log = from_measurements(
+        read_measurements(PUBLIC / "public"), specs, job_columns=PUBLIC_JOB_COLUMNS
+    )
+    X = build_features(log.attempts, log.hardware)
+    assert len(X) == len(log.attempts) > 4000
+    assert set(log.attempts["source"]) == {"lambda_tf", "gavel", "nvidia_dle", "mlperf_training"}
+    # amp rows are fp16, MLPerf's missing precision its own category
+    assert {"fp16", "unknown"} <= set(X["precision"].astype(str))
+    assert X["peak_tflops"].notna().all()
