@@ -154,7 +154,7 @@ def test_fit_on_the_cluster_names_bad_throughput(client, window):
             _small_leap(),
             dd.from_pandas(X_train, npartitions=2),
             dd.from_pandas(y_bad, npartitions=2),
-            client=client,
+            client=client.scheduler.address,  # an address connects a client of its own
         )
 
 

@@ -16,8 +16,10 @@ imports this module.
   :mod:`lightgbm.dask` and the result is an ordinary fitted
   ``LeapRegressor`` (same model file, same ``predict`` on pandas).
 
-Every function takes ``client``: a :class:`distributed.Client`, a
-scheduler's address, or None for the client already set up in the session.
+:func:`nightly`, :func:`held_out` and :func:`fit_regressor` take ``client``:
+a :class:`distributed.Client`, a scheduler's address, or None for the client
+already set up in the session. :func:`build_features` returns a lazy Dask
+DataFrame, computed by the session's client.
 """
 
 from __future__ import annotations
@@ -61,7 +63,8 @@ from leapml.regressor import LeapRegressor, _is_categorical, _learn_categories, 
 
 __all__ = ["build_features", "fit_regressor", "held_out", "nightly"]
 
-# Columns the fit adds beside the encoded features (names LightGBM gives numpy columns).
+# Columns the fit keeps beside the encoded features (which are named Column_0, ...,
+# as LightGBM names the columns of a numpy matrix).
 _LOG_Y, _BIN, _MOVED, _LOSS = "log_throughput", "bin", "moved", "loss"
 
 
@@ -87,12 +90,13 @@ def _connected(client) -> Iterator[distributed.Client]:
             yield connected
     elif client is None:
         try:
-            yield distributed.get_client()
+            current = distributed.get_client()
         except ValueError as err:
             raise ValueError(
                 "no Dask client: pass client=distributed.Client(...) or a scheduler address, "
                 "or create a Client before calling"
             ) from err
+        yield current
     else:
         raise TypeError(
             f"client must be a distributed.Client, a scheduler address or None, "
