@@ -30,7 +30,7 @@ def client():
     """Two in-process workers of one thread each: cheap to start, real task scheduling."""
     with (
         distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
+            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0"
         ) as cluster,
         distributed.Client(cluster) as dask_client,
     ):

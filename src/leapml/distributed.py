@@ -141,7 +141,7 @@ def nightly(attempts: pd.DataFrame, hardware: pd.DataFrame, *, client=None, **op
     >>> from leapml.fleet import simulate
     >>> fleet = simulate("tiny", days=5, seed=0)
     >>> models = {"leap": LeapRegressor(n_estimators=5, random_state=0)}
-    >>> with LocalCluster(n_workers=2, processes=False, dashboard_address=None) as cluster, \\
+    >>> with LocalCluster(n_workers=2, processes=False, dashboard_address=":0") as cluster, \\
     ...         Client(cluster) as client:
     ...     result = nightly(fleet.attempts, fleet.hardware, client=client, window_days=4,
     ...                      nights=1, models=models, progress=False)
