@@ -513,6 +513,7 @@ def held_out(
     night: str | pd.Timestamp | None = None,
     window_days: int = 30,
     test_days: int = 1,
+    n_jobs: int = 1,
     progress: bool = True,
 ) -> pd.DataFrame:
     """How much accuracy is lost on a hardware type or model family never seen.
@@ -541,6 +542,8 @@ def held_out(
         First scored day; defaults to the log's first day plus ``window_days``.
     window_days, test_days : int
         Training window and scored days.
+    n_jobs : int, default=1
+        Groups held out in parallel with joblib (one task per group).
     progress : bool
         Show a progress bar.
 
@@ -589,28 +592,47 @@ def held_out(
     features = build_features(attempts, hardware)
     y = attempts["throughput"].to_numpy(float)
     reference = clone(model).fit(features[train], y[train])
-    rows = []
-    for group in tqdm(groups, desc=f"held-out {by}", disable=not progress):
-        member = (key == str(group)).to_numpy()
-        scored = test & member
-        if not scored.any():
-            continue
-        inside = within_tolerance(y[scored], reference.predict(features[scored]))
-        # Rebuild every feature from a history without the group, training rows
-        # included: a type that just arrived has left no trace in anyone's history.
-        others = attempts[~member]
-        X_others = build_features(others, hardware)
-        keep = (train & ~member)[~member]
-        outside_model = clone(model).fit(X_others[keep], y[~member][keep])
-        X_out = build_features(attempts[scored], hardware, history=others)
-        outside = within_tolerance(y[scored], outside_model.predict(X_out))
-        rows.append(
-            {
-                by: str(group),
-                "n_attempts": int(scored.sum()),
-                "in_distribution": inside,
-                "held_out": outside,
-                "drop_points": 100.0 * (inside - outside),
-            }
-        )
-    return pd.DataFrame(rows)
+    experiment = _HeldOut(attempts, hardware, features, y, key, train, test, model, reference, by)
+    tasks = (delayed(_held_out_group)(experiment, group) for group in groups)
+    results = Parallel(n_jobs=n_jobs, return_as="generator")(tasks)
+    bar = tqdm(results, total=len(groups), desc=f"held-out {by}", disable=not progress)
+    return pd.DataFrame([row for row in bar if row is not None])
+
+
+@dataclass
+class _HeldOut:
+    attempts: pd.DataFrame
+    hardware: pd.DataFrame
+    features: pd.DataFrame
+    y: np.ndarray
+    key: pd.Series
+    train: np.ndarray
+    test: np.ndarray
+    model: object
+    reference: object
+    by: str
+
+
+def _held_out_group(ctx: _HeldOut, group) -> dict | None:
+    """One held-out experiment: the group's attempts scored with and without it in training."""
+    attempts, hardware, y = ctx.attempts, ctx.hardware, ctx.y
+    member = (ctx.key == str(group)).to_numpy()
+    scored = ctx.test & member
+    if not scored.any():
+        return None
+    inside = within_tolerance(y[scored], ctx.reference.predict(ctx.features[scored]))
+    # Rebuild every feature from a history without the group, training rows
+    # included: a type that just arrived has left no trace in anyone's history.
+    others = attempts[~member]
+    X_others = build_features(others, hardware)
+    keep = (ctx.train & ~member)[~member]
+    outside_model = clone(ctx.model).fit(X_others[keep], y[~member][keep])
+    X_out = build_features(attempts[scored], hardware, history=others)
+    outside = within_tolerance(y[scored], outside_model.predict(X_out))
+    return {
+        ctx.by: str(group),
+        "n_attempts": int(scored.sum()),
+        "in_distribution": inside,
+        "held_out": outside,
+        "drop_points": 100.0 * (inside - outside),
+    }
