@@ -65,7 +65,11 @@ def test_rank_orders_every_candidate_of_each_submission(fleet_dir, model_file, t
     assert ranked["job_id"].nunique() == 4
     for _, rows in ranked.groupby("job_id"):
         assert list(rows["rank"]) == list(range(1, len(rows) + 1))
-        per_cost = rows["throughput_per_cost"].dropna().to_numpy()
+        # the file holds a feasibility model: types unlikely to fit come after the rest
+        rankable = rows["rankable"].to_numpy(bool)
+        assert not (~rankable[:-1] & rankable[1:]).any()
+        assert set(rows.loc[~rows["rankable"], "reason"]) <= {"fit probability below threshold"}
+        per_cost = rows.loc[rows["rankable"], "throughput_per_cost"].to_numpy()
         assert (per_cost[:-1] >= per_cost[1:]).all()
 
 

@@ -101,6 +101,8 @@ def _parser() -> argparse.ArgumentParser:
                    help="bin router: the published multiclass one or the faster ordinal one "
                         "(default: %(default)s)")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--no-feasibility", action="store_true",
+                   help="do not fit the model of where jobs fit (ok vs oom) into the file")
     p.set_defaults(run=_fit)
 
     for name, helptext, run in (
@@ -114,6 +116,9 @@ def _parser() -> argparse.ArgumentParser:
         p.add_argument("--out", help="CSV or Parquet to write (default: print)")
         if name == "rank":
             p.add_argument("--top-k", type=int, default=None)
+            p.add_argument("--min-fit-probability", type=float, default=0.5,
+                           help="candidates less likely to fit are not ranked, when the model "
+                                "file holds a feasibility model (default: %(default)s)")
         p.set_defaults(run=run)
 
     p = sub.add_parser("backtest", help="replay nightly retraining on a log and write a report")
@@ -204,7 +209,7 @@ def _describe(args) -> int:
 
 def _fit(args) -> int:
     from .io import save
-    from .placement import fit_window
+    from .placement import fit_feasibility, fit_window
     from .regressor import LeapRegressor
 
     attempts, hardware, _ = _load_log(args)
@@ -212,8 +217,12 @@ def _fit(args) -> int:
     if args.n_estimators is not None:
         model.set_params(n_estimators=args.n_estimators)
     fitted = fit_window(attempts, hardware, window_days=args.window_days, model=model)
-    save(fitted, args.out)
-    print(f"fitted on the last {args.window_days} days; model written to {args.out}")
+    feasibility = None
+    if not args.no_feasibility:
+        feasibility = fit_feasibility(attempts, hardware, window_days=args.window_days)
+    save(fitted, args.out, feasibility=feasibility)
+    with_feasibility = "" if feasibility is None else " with its feasibility model"
+    print(f"fitted on the last {args.window_days} days; model{with_feasibility} written to {args.out}")
     return 0
 
 
@@ -262,15 +271,17 @@ def _predict(args) -> int:
 
 
 def _rank(args) -> int:
-    from .io import load
+    from .io import load, load_feasibility
     from .placement import place
     from .schema import SchemaError
 
     model = load(args.model)
+    feasibility = load_feasibility(args.model)
     attempts, hardware, _ = _load_log(args)
     submissions = _read_submissions(args.submissions)
     try:
-        ranked = place(model, submissions, hardware, history=attempts, top_k=args.top_k)
+        ranked = place(model, submissions, hardware, history=attempts, top_k=args.top_k,
+                       feasibility=feasibility, min_fit_probability=args.min_fit_probability)
     except SchemaError as err:
         if not str(err).startswith("the attempts to describe"):
             raise

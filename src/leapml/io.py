@@ -19,7 +19,8 @@ from pathlib import Path
 
 import pandas as pd
 
-__all__ = ["ModelFileError", "atomic_path", "load", "read_table", "save", "write_table"]
+__all__ = ["ModelFileError", "atomic_path", "load", "load_feasibility", "read_table", "save",
+           "write_table"]
 
 
 @contextlib.contextmanager
@@ -223,7 +224,7 @@ def _submodel_from_entry(entry, members):
     raise ModelFileError(f"unknown sub-model kind in model file: {entry.get('kind')!r}")
 
 
-def save(model, path: str | os.PathLike) -> Path:
+def save(model, path: str | os.PathLike, *, feasibility=None) -> Path:
     """Save a fitted :class:`~leapml.LeapRegressor` to ``path`` in the safe model format.
 
     The file is a zip archive holding ``manifest.json`` (format name, format
@@ -240,6 +241,9 @@ def save(model, path: str | os.PathLike) -> Path:
         A fitted model.
     path : str or path-like
         Where to write (conventionally ``*.leap``).
+    feasibility : FeasibilityClassifier, optional
+        A fitted :class:`~leapml.feasibility.FeasibilityClassifier` to store
+        beside the model (read back with :func:`load_feasibility`).
 
     Returns
     -------
@@ -313,6 +317,8 @@ def save(model, path: str | os.PathLike) -> Path:
         ],
         "classifier_": _submodel_entry(model.classifier_, "classifier.txt", members, "classifier_"),
     }
+    if feasibility is not None:
+        metadata["feasibility"] = _feasibility_entry(feasibility, members)
     members[_METADATA] = json.dumps(metadata, indent=1, sort_keys=True).encode("utf-8")
     manifest = {
         "format": MODEL_FORMAT,
@@ -354,6 +360,30 @@ def load(path: str | os.PathLike):
 
     from leapml.regressor import LeapRegressor
 
+    metadata, members = _read_members(path)
+    if metadata.get("estimator") != "LeapRegressor":
+        raise ModelFileError(f"{path}: unknown estimator {metadata.get('estimator')!r}")
+    params = dict(metadata["params"])
+    params["regressor"] = _estimator_from_spec(params["regressor"])
+    params["classifier"] = _estimator_from_spec(params["classifier"])
+    model = LeapRegressor(**params)
+    fitted = metadata["fitted"]
+    model.bin_edges_ = np.asarray(fitted["bin_edges_"], dtype=np.float64)
+    model.n_bins_ = int(fitted["n_bins_"])
+    model.n_iter_ = int(fitted["n_iter_"])
+    model.moved_ = np.asarray(fitted["moved_"], dtype=np.float64)
+    model.train_loss_ = np.asarray(fitted["train_loss_"], dtype=np.float64)
+    model.n_features_in_ = int(fitted["n_features_in_"])
+    if fitted["feature_names_in_"] is not None:
+        model.feature_names_in_ = np.asarray(fitted["feature_names_in_"], dtype=object)
+    model.categories_ = fitted["categories_"]
+    model.regressors_ = [_submodel_from_entry(e, members) for e in metadata["regressors_"]]
+    model.classifier_ = _submodel_from_entry(metadata["classifier_"], members)
+    return model
+
+
+def _read_members(path):
+    """The metadata and the members of a model file, every checksum checked."""
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"no such file: {path}")
@@ -398,23 +428,77 @@ def load(path: str | os.PathLike):
                     f"{path} was altered or corrupted: checksum mismatch for member {name!r}"
                 )
             members[name] = data
-    metadata = json.loads(members[_METADATA])
-    if metadata.get("estimator") != "LeapRegressor":
-        raise ModelFileError(f"{path}: unknown estimator {metadata.get('estimator')!r}")
-    params = dict(metadata["params"])
-    params["regressor"] = _estimator_from_spec(params["regressor"])
-    params["classifier"] = _estimator_from_spec(params["classifier"])
-    model = LeapRegressor(**params)
-    fitted = metadata["fitted"]
-    model.bin_edges_ = np.asarray(fitted["bin_edges_"], dtype=np.float64)
-    model.n_bins_ = int(fitted["n_bins_"])
-    model.n_iter_ = int(fitted["n_iter_"])
-    model.moved_ = np.asarray(fitted["moved_"], dtype=np.float64)
-    model.train_loss_ = np.asarray(fitted["train_loss_"], dtype=np.float64)
-    model.n_features_in_ = int(fitted["n_features_in_"])
-    if fitted["feature_names_in_"] is not None:
-        model.feature_names_in_ = np.asarray(fitted["feature_names_in_"], dtype=object)
-    model.categories_ = fitted["categories_"]
-    model.regressors_ = [_submodel_from_entry(e, members) for e in metadata["regressors_"]]
-    model.classifier_ = _submodel_from_entry(metadata["classifier_"], members)
-    return model
+    return json.loads(members[_METADATA]), members
+
+
+def _feasibility_entry(classifier, members):
+    """The metadata of a fitted FeasibilityClassifier; its booster goes into ``members``."""
+    from sklearn.utils.validation import check_is_fitted
+
+    from leapml.feasibility import FeasibilityClassifier
+
+    if not isinstance(classifier, FeasibilityClassifier):
+        raise TypeError(f"feasibility must be a FeasibilityClassifier, got {type(classifier).__name__}")
+    check_is_fitted(classifier)
+    params = classifier.get_params(deep=False)
+    if params["random_state"] is not None and not isinstance(params["random_state"], int):
+        raise ValueError("cannot save a feasibility random_state that is not an int or None")
+    classes = classifier.classes_.tolist()
+    booster = None
+    if classifier.booster_ is not None:
+        booster = _submodel_entry(classifier.booster_, "feasibility.txt", members, "feasibility")
+    return {
+        "params": {**params, "evidence_columns": None if params["evidence_columns"] is None
+                   else [list(key) for key in params["evidence_columns"]]},
+        "classes_": _json_value(classes, "feasibility classes_"),
+        "categories_": _json_value([None if c is None else list(c) for c in classifier.categories_],
+                                   "feasibility categories_"),
+        "n_features_in_": int(classifier.n_features_in_),
+        "feature_names_in_": ([str(v) for v in classifier.feature_names_in_]
+                              if hasattr(classifier, "feature_names_in_") else None),
+        "evidence_": [sorted(list(pair) for pair in seen) for seen in classifier.evidence_],
+        "booster_": booster,
+    }
+
+
+def load_feasibility(path: str | os.PathLike):
+    """The feasibility classifier saved beside the model in ``path``, or None if it has none.
+
+    Raises
+    ------
+    FileNotFoundError, ModelFileError
+        As :func:`load`.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd, tempfile, pathlib
+    >>> from leapml import LeapRegressor
+    >>> from leapml.feasibility import FeasibilityClassifier
+    >>> X = pd.DataFrame({"memory_gb": np.arange(40.0)})
+    >>> model = LeapRegressor(n_bins=2, n_estimators=5, random_state=0).fit(X, np.exp(X["memory_gb"] / 10))
+    >>> clf = FeasibilityClassifier(n_estimators=5, min_child_samples=2).fit(X, X["memory_gb"] > 9)
+    >>> path = save(model, pathlib.Path(tempfile.mkdtemp()) / "model.leap", feasibility=clf)
+    >>> bool(np.array_equal(load_feasibility(path).fit_probability(X), clf.fit_probability(X)))
+    True
+    """
+    import numpy as np
+
+    from leapml.feasibility import FeasibilityClassifier
+
+    metadata, members = _read_members(path)
+    entry = metadata.get("feasibility")
+    if entry is None:
+        return None
+    params = dict(entry["params"])
+    if params.get("evidence_columns") is not None:
+        params["evidence_columns"] = [tuple(key) for key in params["evidence_columns"]]
+    classifier = FeasibilityClassifier(**params)
+    classifier.classes_ = np.asarray(entry["classes_"])
+    classifier.categories_ = entry["categories_"]
+    classifier.n_features_in_ = int(entry["n_features_in_"])
+    if entry["feature_names_in_"] is not None:
+        classifier.feature_names_in_ = np.asarray(entry["feature_names_in_"], dtype=object)
+    classifier.evidence_ = [{tuple(pair) for pair in seen} for seen in entry["evidence_"]]
+    booster = entry["booster_"]
+    classifier.booster_ = None if booster is None else _submodel_from_entry(booster, members)
+    return classifier

@@ -13,15 +13,30 @@ import pandas as pd
 from sklearn.base import clone
 
 from ._frames import cached_index, column_values, frame_of_arrays, taken
-from .features import HistoryIndex, build_features, candidate_rows, feature_names
+from .features import FEATURE_GROUPS, HistoryIndex, build_features, candidate_rows, feature_names
 from .ranking import _rank_arrays, rank_candidates
 from .schema import validate_attempts, validate_hardware
 
-__all__ = ["fit_window", "place", "predict_candidates", "same_families"]
+__all__ = ["fit_feasibility", "fit_window", "place", "predict_candidates", "same_families"]
 
-_PREDICTION_COLUMNS = pd.Index(["job_id", "hardware_type", "trainer_count", "predicted_throughput"])
+_PREDICTION_COLUMNS = pd.Index(["job_id", "hardware_type", "trainer_count", "predicted_throughput",
+                                "fit_probability"])
 _RANKED_COLUMNS = pd.Index([*_PREDICTION_COLUMNS, "cost_per_hour", "throughput_per_cost",
-                            "rankable", "rank"])
+                            "rankable", "rank", "reason"])
+#: Pairs a type must have completed before :func:`fit_feasibility`'s model lets a job fit there.
+EVIDENCE_COLUMNS = [("model_family", "hardware_type"), ("precision", "hardware_type")]
+#: The columns of ``build_features`` the default feasibility model reads: the launch
+#: configuration, the hardware's specifications and whether the job ran there before;
+#: not the hardware's age or other clocks, which say nothing of memory and drift past
+#: the training window.
+FEASIBILITY_FEATURES = [
+    *(name for group in ("launch", "hardware", "derived") for name in FEATURE_GROUPS[group]
+      if name != "hardware_age_days"),
+    "job_runs_same_hardware",
+]
+#: Features along which fitting only gets likelier (1) or less likely (-1), all else equal.
+MONOTONE_FEATURES = {"memory_gb": 1, "total_memory_gb": 1, "batch_size": -1, "seq_len": -1,
+                     "batch_tokens_per_memory_gb": -1}
 _FEATURE_NAMES = feature_names()
 _FEATURE_INDEX = pd.Index(_FEATURE_NAMES)
 
@@ -72,29 +87,91 @@ def fit_window(
     >>> model.n_features_in_ > 10
     True
     """
-    if window_days < 1:
-        raise ValueError(f"window_days must be >= 1, got {window_days}")
-    # refuse a bad log here, by name, before pandas or LightGBM trip over it
-    validate_attempts(attempts, validate_hardware(hardware))
     if model is None:
         from .regressor import LeapRegressor
 
         model = LeapRegressor()
+    attempts, window = _window(attempts, hardware, window_days, until, "completed", ("ok",))
+    X = build_features(attempts, hardware)
+    return clone(model).fit(X[window], attempts.loc[window, "throughput"].to_numpy(float))
+
+
+def _window(attempts, hardware, window_days, until, what, statuses):
+    """The checked log (fresh index) and its rows of ``statuses`` in the training window."""
+    if window_days < 1:
+        raise ValueError(f"window_days must be >= 1, got {window_days}")
+    # refuse a bad log here, by name, before pandas or LightGBM trip over it
+    validate_attempts(attempts, validate_hardware(hardware))
     attempts = attempts.reset_index(drop=True)
     t = attempts["submit_time"]
     end = t.max().floor("D") + pd.Timedelta(days=1) if until is None else pd.Timestamp(until)
     window = (
-        (attempts["status"].astype(str) == "ok")
+        attempts["status"].astype(str).isin(statuses)
         & (t >= end - pd.Timedelta(days=window_days))
         & (t < end)
     ).to_numpy()
     if not window.any():
         raise ValueError(
-            f"no completed attempts between {end - pd.Timedelta(days=window_days)} and {end}: "
-            "nothing to fit"
+            f"no {what} attempts between "
+            f"{end - pd.Timedelta(days=window_days)} and {end}: nothing to fit"
         )
+    return attempts, window
+
+
+def fit_feasibility(
+    attempts: pd.DataFrame,
+    hardware: pd.DataFrame,
+    *,
+    window_days: int = 30,
+    until: str | pd.Timestamp | None = None,
+    model=None,
+):
+    """Fit a model of whether a job fits on a hardware type, from the log's outcomes alone.
+
+    The labels are the attempts' statuses in the window: ``ok`` (it fitted)
+    against ``oom`` (it ran out of memory); other failures say nothing about
+    memory and are left out. The features are :func:`build_features`'
+    columns of :data:`FEASIBILITY_FEATURES`.
+
+    Parameters
+    ----------
+    attempts, hardware : DataFrame
+        The attempt log and the hardware catalog.
+    window_days : int, default=30
+        Length of the training window.
+    until : timestamp, optional
+        End of the window (exclusive); defaults to the end of the log's last day.
+    model : classifier, optional
+        Unfitted classifier to clone and fit on labels ``True`` (fitted) and
+        ``False``; defaults to a :class:`~leapml.feasibility.FeasibilityClassifier`
+        that also needs a model family and a precision to have completed on a
+        type before it lets a job fit there (:data:`EVIDENCE_COLUMNS`): the
+        log never shows what a scheduler did not try.
+
+    Returns
+    -------
+    classifier
+        The fitted classifier, to pass to :func:`place` as ``feasibility``.
+
+    Examples
+    --------
+    >>> from leapml.fleet import simulate
+    >>> from leapml.feasibility import FeasibilityClassifier
+    >>> fleet = simulate("tiny", days=4, seed=1)
+    >>> clf = fit_feasibility(fleet.attempts, fleet.hardware, window_days=3,
+    ...                       model=FeasibilityClassifier(n_estimators=10, random_state=0))
+    >>> clf.classes_.tolist()
+    [False, True]
+    """
+    if model is None:
+        from .feasibility import FeasibilityClassifier
+
+        model = FeasibilityClassifier(evidence_columns=list(EVIDENCE_COLUMNS),
+                                      monotone=dict(MONOTONE_FEATURES), random_state=0)
+    attempts, window = _window(attempts, hardware, window_days, until, "ok or oom", ("ok", "oom"))
     X = build_features(attempts, hardware)
-    return clone(model).fit(X[window], attempts.loc[window, "throughput"].to_numpy(float))
+    fitted = (attempts.loc[window, "status"].astype(str) == "ok").to_numpy()
+    return clone(model).fit(X.loc[window, FEASIBILITY_FEATURES], fitted)
 
 
 def predict_candidates(
@@ -105,6 +182,7 @@ def predict_candidates(
     history: pd.DataFrame | HistoryIndex,
     at=None,
     hardware_types=None,
+    feasibility=None,
 ) -> pd.DataFrame:
     """Predict each job's throughput on every candidate hardware type.
 
@@ -128,12 +206,19 @@ def predict_candidates(
         ``last_submit`` for an index).
     hardware_types : list of str, optional
         Candidates; defaults to every type in the catalog introduced by then.
+    feasibility : classifier or DataFrame, optional
+        Where each job fits: a fitted classifier such as
+        :func:`fit_feasibility` returns (learned from the log), or known
+        answers as a DataFrame of ``job_id``, ``hardware_type`` and a boolean
+        ``feasible`` (or a ``fit_probability``) with a row per candidate.
+        ``None``: unknown.
 
     Returns
     -------
     DataFrame
-        One row per (job, hardware type) with ``trainer_count`` and
-        ``predicted_throughput``, ready for :func:`~leapml.rank_candidates`.
+        One row per (job, hardware type) with ``trainer_count``,
+        ``predicted_throughput`` and ``fit_probability`` (NaN when
+        ``feasibility`` is None), ready for :func:`~leapml.rank_candidates`.
 
     Examples
     --------
@@ -156,7 +241,7 @@ def predict_candidates(
     >>> again.equals(out)
     True
     """
-    return _predictions(model, jobs, hardware, history, at, hardware_types).frame()
+    return _predictions(model, jobs, hardware, history, at, hardware_types, feasibility).frame()
 
 
 class _Predictions(NamedTuple):
@@ -168,11 +253,13 @@ class _Predictions(NamedTuple):
     type_names: pd.Index
     trainer_count: object
     predicted: np.ndarray
+    #: probability of fitting of each row (NaN: unknown)
+    fit_probability: np.ndarray
 
     def columns(self, order=None) -> list:
         """The columns of the frame (at the rows ``order``), types as text."""
         codes = self.type_codes if order is None else self.type_codes[order]
-        columns = [self.job_id, self.trainer_count, self.predicted]
+        columns = [self.job_id, self.trainer_count, self.predicted, self.fit_probability]
         if order is not None:
             columns = [taken(values, order) for values in columns]
         return [columns[0], self.type_names.array.take(codes), *columns[1:]]
@@ -184,7 +271,8 @@ class _Predictions(NamedTuple):
                                pd.RangeIndex(len(self.predicted)))
 
 
-def _predictions(model, jobs, hardware, history, at, hardware_types) -> _Predictions:
+def _predictions(model, jobs, hardware, history, at, hardware_types,
+                 feasibility=None) -> _Predictions:
     if isinstance(jobs, pd.DataFrame) and len(jobs) == 0:
         raise ValueError("jobs is empty: give at least one submission to score")
     indexed = isinstance(history, HistoryIndex)
@@ -199,19 +287,21 @@ def _predictions(model, jobs, hardware, history, at, hardware_types) -> _Predict
     if indexed:
         found = history._candidate_columns(jobs, list(hardware_types), at)
         if found is not None:
-            return _indexed_predictions(model, jobs, *found)
+            return _indexed_predictions(model, jobs, *found, feasibility)
     candidates = candidate_rows(jobs, list(hardware_types), at=at)
     if indexed:
         X = history.features(candidates)
     else:
         X = build_features(candidates, hardware, history=same_families(history, candidates))
     types = candidates["hardware_type"].array
-    return _Predictions(column_values(candidates["job_id"]), types.codes, types.categories,
+    job_id = column_values(candidates["job_id"])
+    return _Predictions(job_id, types.codes, types.categories,
                         column_values(candidates["trainer_count"]),
-                        np.asarray(model.predict(X), dtype=float))
+                        np.asarray(model.predict(X), dtype=float),
+                        _fit_probability(feasibility, X, job_id, types.astype(str)))
 
 
-def _indexed_predictions(model, jobs, names, columns) -> _Predictions:
+def _indexed_predictions(model, jobs, names, columns, feasibility) -> _Predictions:
     """The predictions from the feature columns of a HistoryIndex, as the frame path makes them.
 
     A :class:`~leapml.LeapRegressor` reads the columns as they are; any
@@ -225,10 +315,68 @@ def _indexed_predictions(model, jobs, names, columns) -> _Predictions:
             frame_of_arrays(columns, _FEATURE_INDEX, pd.RangeIndex(n_jobs * n_types))
         )
     repeat = np.repeat(np.arange(n_jobs), n_types)
-    return _Predictions(column_values(jobs["job_id"], repeat),
-                        np.tile(np.arange(n_types), n_jobs), cached_index(tuple(names)),
+    job_id = column_values(jobs["job_id"], repeat)
+    probability = np.full(n_jobs * n_types, np.nan)
+    if feasibility is not None:
+        X = frame_of_arrays(columns, _FEATURE_INDEX, pd.RangeIndex(n_jobs * n_types))
+        probability = _fit_probability(feasibility, X, job_id, np.tile(np.asarray(names), n_jobs))
+    return _Predictions(job_id, np.tile(np.arange(n_types), n_jobs), cached_index(tuple(names)),
                         column_values(jobs["trainer_count"], repeat),
-                        np.asarray(predicted, dtype=float))
+                        np.asarray(predicted, dtype=float), probability)
+
+
+def _fit_probability(feasibility, X, job_id, hardware_type) -> np.ndarray:
+    """Each candidate's probability of fitting: from a fitted classifier, or from known answers.
+
+    ``feasibility`` is None (unknown: NaN), a classifier with
+    ``fit_probability`` (such as :func:`fit_feasibility` returns), or a
+    DataFrame of ``job_id``, ``hardware_type`` and a boolean ``feasible``
+    (or a ``fit_probability``) covering every candidate.
+    """
+    if feasibility is None:
+        return np.full(len(X), np.nan)
+    if not isinstance(feasibility, pd.DataFrame):
+        if not callable(getattr(feasibility, "fit_probability", None)):
+            raise TypeError(
+                "feasibility must be None, a fitted classifier with fit_probability (see "
+                "fit_feasibility) or a DataFrame of job_id, hardware_type and feasible, got "
+                f"{type(feasibility).__name__}"
+            )
+        names = getattr(feasibility, "feature_names_in_", None)
+        if names is not None:
+            X = X[list(names)]  # the columns it was fitted on, e.g. FEASIBILITY_FEATURES
+        return np.asarray(feasibility.fit_probability(X), dtype=float)
+    known = _known_probability(feasibility)
+    keys = pd.MultiIndex.from_arrays([pd.Index(np.asarray(job_id, dtype=object)),
+                                      pd.Index(np.asarray(hardware_type, dtype=str))])
+    found = known.reindex(keys).to_numpy(float)
+    if np.isnan(found).any():
+        missing = keys[np.isnan(found)][:5].tolist()
+        raise ValueError(
+            f"feasibility has no answer for {int(np.isnan(found).sum())} candidate(s), e.g. "
+            f"{missing}; give one row per (job_id, hardware_type) candidate"
+        )
+    return found
+
+
+def _known_probability(feasibility: pd.DataFrame) -> pd.Series:
+    """Known feasibility as a probability of fitting, indexed by (job_id, hardware_type)."""
+    value = "fit_probability" if "fit_probability" in feasibility else "feasible"
+    missing = [c for c in ("job_id", "hardware_type", value) if c not in feasibility]
+    if missing:
+        raise ValueError(
+            f"feasibility lacks column(s) {missing}; it needs job_id, hardware_type and "
+            "feasible (boolean) or fit_probability"
+        )
+    values = feasibility[value]
+    if value == "feasible" and not pd.api.types.is_bool_dtype(values.dtype):
+        raise ValueError(f"feasibility column 'feasible' must be boolean, got dtype {values.dtype}")
+    index = pd.MultiIndex.from_arrays([pd.Index(feasibility["job_id"].to_numpy(dtype=object)),
+                                       pd.Index(feasibility["hardware_type"].astype(str))])
+    known = pd.Series(values.to_numpy(dtype=float), index=index)
+    if not known.index.is_unique:
+        raise ValueError("feasibility has several rows for one (job_id, hardware_type) pair")
+    return known
 
 
 def same_families(history: pd.DataFrame, candidates: pd.DataFrame) -> pd.DataFrame:
@@ -262,13 +410,19 @@ def place(
     at=None,
     hardware_types=None,
     top_k: int | None = None,
+    feasibility=None,
+    min_fit_probability: float = 0.5,
 ) -> pd.DataFrame:
     """Rank every candidate hardware type of each job by predicted throughput per cost.
 
     :func:`predict_candidates` followed by :func:`~leapml.rank_candidates`
     with the catalog's cost per device-hour (times the job's trainer count).
     ``history`` is the attempt log or a :class:`~leapml.features.HistoryIndex`
-    of it, as for :func:`predict_candidates`.
+    of it, and ``feasibility`` a fitted classifier (:func:`fit_feasibility`)
+    or known answers, as for :func:`predict_candidates`; candidates whose
+    probability of fitting is below ``min_fit_probability`` are not
+    rankable (``reason`` says why). Without ``feasibility`` every candidate
+    is taken to fit, and the top pick may not run: pass one.
 
     Returns
     -------
@@ -286,13 +440,14 @@ def place(
     >>> ranked["rank"].tolist()
     [1, 2, 3]
     """
-    predictions = _predictions(model, jobs, hardware, history, at, hardware_types)
+    predictions = _predictions(model, jobs, hardware, history, at, hardware_types, feasibility)
     cost = dict(zip(_as_text(hardware["hardware_type"]), hardware["cost_per_device_hour"].tolist(),
                     strict=True))
-    ranked = _ranked(predictions, cost, len(jobs), top_k)
+    ranked = _ranked(predictions, cost, len(jobs), top_k, min_fit_probability)
     if ranked is not None:
         return ranked
-    return rank_candidates(predictions.frame(), cost=cost, top_k=top_k)
+    return rank_candidates(predictions.frame(), cost=cost, top_k=top_k,
+                           min_fit_probability=min_fit_probability)
 
 
 def _as_text(column: pd.Series) -> list[str]:
@@ -304,7 +459,8 @@ def _as_text(column: pd.Series) -> list[str]:
     return [str(value) for value in column.to_numpy(dtype=object)]
 
 
-def _ranked(predictions: _Predictions, cost: dict, n_jobs: int, top_k) -> pd.DataFrame | None:
+def _ranked(predictions: _Predictions, cost: dict, n_jobs: int, top_k,
+            min_fit_probability) -> pd.DataFrame | None:
     """``rank_candidates`` of the predictions, or None unless the case is plain.
 
     Plain: each job once, with the same types in the same order, every type
@@ -314,7 +470,9 @@ def _ranked(predictions: _Predictions, cost: dict, n_jobs: int, top_k) -> pd.Dat
     """
     predicted, codes = predictions.predicted, predictions.type_codes
     n_types = len(predictions.type_names)
-    if not (top_k is None or (type(top_k) is int and top_k >= 1)) or len(codes) != n_jobs * n_types:
+    if (not (top_k is None or (type(top_k) is int and top_k >= 1))
+            or len(codes) != n_jobs * n_types
+            or not (type(min_fit_probability) in (int, float) and 0 <= min_fit_probability <= 1)):
         return None
     names = predictions.type_names.tolist()
     unit_cost = np.array([cost.get(name, np.nan) for name in names], dtype=np.float64)
@@ -324,6 +482,7 @@ def _ranked(predictions: _Predictions, cost: dict, n_jobs: int, top_k) -> pd.Dat
         or not (trainers > 0).all()
         or np.isinf(predicted).any()
         or (predicted < 0).any()
+        or ((predictions.fit_probability < 0) | (predictions.fit_probability > 1)).any()
         or not np.array_equal(codes, np.tile(np.arange(n_types), n_jobs))
         or (n_jobs > 1
             and pd.unique(np.asarray(predictions.job_id[::n_types], dtype=object)).size != n_jobs)
@@ -332,6 +491,7 @@ def _ranked(predictions: _Predictions, cost: dict, n_jobs: int, top_k) -> pd.Dat
     order, added = _rank_arrays(
         np.repeat(np.arange(n_jobs), n_types), codes, names, predicted,
         unit_cost[codes] * trainers, np.ones(len(codes), dtype=bool), top_k,
+        predictions.fit_probability < min_fit_probability,
     )
     return frame_of_arrays([*predictions.columns(order), *added.values()], _RANKED_COLUMNS,
                            pd.RangeIndex(len(order)))
