@@ -73,6 +73,28 @@ def test_rank_orders_every_candidate_of_each_submission(fleet_dir, model_file, t
         assert (per_cost[:-1] >= per_cost[1:]).all()
 
 
+def test_rank_explain_prints_the_reasons_of_each_pick(fleet_dir, model_file, tmp_path, capsys):
+    from leapml.features import feature_names
+    from leapml.fleet import load_fleet
+
+    fleet = load_fleet(fleet_dir)
+    submissions = fleet.jobs.head(2).drop(columns=[c for c in fleet.jobs if c.startswith("_")])
+    sub_path = tmp_path / "submissions.csv"
+    submissions.to_csv(sub_path, index=False)
+    code = main(["rank", "--model", str(model_file), "--fleet", str(fleet_dir),
+                 "--submissions", str(sub_path), "--top-k", "1", "--explain"])
+    assert code == 0
+    lines = capsys.readouterr().out.splitlines()
+    picks = [line for line in lines if " -> " in line]
+    assert len(picks) == 2
+    # each pick names three features of the model, with a signed contribution
+    for line in picks:
+        listed = line.split(": ", 1)[1].split(", ")
+        assert len(listed) == 3
+        assert all(item.split("=")[0] in feature_names() for item in listed)
+        assert all(item.endswith(")") and ("(+" in item or "(-" in item) for item in listed)
+
+
 def test_predict_scores_each_submission_on_its_hardware(fleet_dir, model_file, tmp_path):
     from leapml.fleet import load_fleet
 

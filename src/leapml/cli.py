@@ -119,6 +119,8 @@ def _parser() -> argparse.ArgumentParser:
             p.add_argument("--min-fit-probability", type=float, default=0.5,
                            help="candidates less likely to fit are not ranked, when the model "
                                 "file holds a feasibility model (default: %(default)s)")
+            p.add_argument("--explain", action="store_true",
+                           help="also print the top reasons (feature contributions) of each pick")
         p.set_defaults(run=run)
 
     p = sub.add_parser("backtest", help="replay nightly retraining on a log and write a report")
@@ -272,7 +274,7 @@ def _predict(args) -> int:
 
 def _rank(args) -> int:
     from .io import load, load_feasibility
-    from .placement import place
+    from .placement import explain_picks, place
     from .schema import SchemaError
 
     model = load(args.model)
@@ -288,7 +290,15 @@ def _rank(args) -> int:
         # the rows named are those of the candidate table, one per submission and type
         raise SchemaError(f"{args.submissions} (as candidate rows, one per submission and "
                           "hardware type)", err.problems) from None
-    return _emit(ranked, args.out)
+    code = _emit(ranked, args.out)
+    if args.explain:
+        reasons = explain_picks(model, ranked, submissions, hardware, history=attempts)
+        print("\ntop reasons of each pick (contribution to log throughput; +0.10 is about +10%):")
+        for (job, hardware_type), rows in reasons.groupby(["job_id", "hardware_type"], sort=False):
+            listed = ", ".join(f"{f}={v} ({c:+.2f})" for f, v, c in
+                               zip(rows["feature"], rows["value"], rows["contribution"], strict=True))
+            print(f"  {job} -> {hardware_type}: {listed}")
+    return code
 
 
 def _backtest(args) -> int:

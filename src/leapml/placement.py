@@ -17,7 +17,8 @@ from .features import FEATURE_GROUPS, HistoryIndex, build_features, candidate_ro
 from .ranking import _rank_arrays, rank_candidates
 from .schema import validate_attempts, validate_hardware
 
-__all__ = ["fit_feasibility", "fit_window", "place", "predict_candidates", "same_families"]
+__all__ = ["explain_picks", "fit_feasibility", "fit_window", "place", "predict_candidates",
+           "same_families"]
 
 _PREDICTION_COLUMNS = pd.Index(["job_id", "hardware_type", "trainer_count", "predicted_throughput",
                                 "fit_probability"])
@@ -278,8 +279,7 @@ def _predictions(model, jobs, hardware, history, at, hardware_types,
     indexed = isinstance(history, HistoryIndex)
     own_times = at is None and "submit_time" in jobs
     if at is None and not own_times:
-        latest = history.last_submit if indexed else history["submit_time"].max()
-        at = pd.Timestamp(latest) + pd.Timedelta(seconds=1)
+        at = _just_after(history)
     if hardware_types is None:
         times = jobs["submit_time"] if own_times else at
         latest = pd.Series(times).max() if not np.isscalar(times) else pd.Timestamp(times)
@@ -495,3 +495,71 @@ def _ranked(predictions: _Predictions, cost: dict, n_jobs: int, top_k,
     )
     return frame_of_arrays([*predictions.columns(order), *added.values()], _RANKED_COLUMNS,
                            pd.RangeIndex(len(order)))
+
+
+def _just_after(history) -> pd.Timestamp:
+    """A second after the last attempt of ``history`` (a log or a HistoryIndex)."""
+    latest = history.last_submit if isinstance(history, HistoryIndex) else history["submit_time"].max()
+    return pd.Timestamp(latest) + pd.Timedelta(seconds=1)
+
+
+def explain_picks(model, ranked: pd.DataFrame, jobs: pd.DataFrame, hardware: pd.DataFrame, *,
+                  history: pd.DataFrame | HistoryIndex, at=None, top: int = 3) -> pd.DataFrame:
+    """The features that weighed most in the predicted throughput of each job's first pick.
+
+    Parameters
+    ----------
+    model : LeapRegressor
+        The fitted model that ranked (it needs :meth:`~leapml.LeapRegressor.explain`).
+    ranked : DataFrame
+        The output of :func:`place` for ``jobs``.
+    jobs, hardware, history, at
+        As given to :func:`place`.
+    top : int, default=3
+        Reasons kept per pick, largest absolute contribution first.
+
+    Returns
+    -------
+    DataFrame
+        ``job_id``, ``hardware_type``, ``feature``, its ``value`` (as text)
+        and ``contribution`` to the log of the predicted throughput (+0.1:
+        about 10% more), ``top`` rows per job.
+
+    Examples
+    --------
+    >>> from leapml.fleet import simulate
+    >>> from leapml import LeapRegressor
+    >>> fleet = simulate("tiny", days=4, seed=1)
+    >>> model = fit_window(fleet.attempts, fleet.hardware, window_days=3,
+    ...                    model=LeapRegressor(n_estimators=5, random_state=0))
+    >>> jobs = fleet.jobs.head(2)
+    >>> ranked = place(model, jobs, fleet.hardware, history=fleet.attempts)
+    >>> reasons = explain_picks(model, ranked, jobs, fleet.hardware, history=fleet.attempts, top=2)
+    >>> reasons.groupby("job_id").size().tolist()
+    [2, 2]
+    """
+    if not (isinstance(top, int) and top >= 1):
+        raise ValueError(f"top must be an int >= 1, got {top!r}")
+    first = ranked.loc[ranked["rank"] == 1, ["job_id", "hardware_type"]]
+    rows = jobs.drop(columns=["hardware_type"], errors="ignore").merge(
+        first.astype({"hardware_type": str}), on="job_id", how="inner", validate="one_to_one")
+    if "submit_time" not in rows or at is not None:
+        rows["submit_time"] = _just_after(history) if at is None else pd.Timestamp(at)
+    if isinstance(history, HistoryIndex):
+        X = history.features(rows)
+    else:
+        X = build_features(rows, hardware, history=same_families(history, rows))
+    reasons = model.explain(X)
+    reasons = reasons[reasons["feature"] != "(baseline)"]
+    size = reasons["contribution"].abs()
+    reasons = reasons.assign(size=size).sort_values(["row", "size"], ascending=[True, False],
+                                                    kind="stable")
+    reasons = reasons.groupby("row", sort=False).head(top)
+    values = [str(X.iloc[r][f]) for r, f in zip(reasons["row"], reasons["feature"], strict=True)]
+    return pd.DataFrame({
+        "job_id": rows["job_id"].to_numpy()[reasons["row"].to_numpy()],
+        "hardware_type": rows["hardware_type"].to_numpy()[reasons["row"].to_numpy()],
+        "feature": reasons["feature"].to_numpy(),
+        "value": values,
+        "contribution": reasons["contribution"].to_numpy(),
+    })

@@ -1,0 +1,231 @@
+"""Backtest of placements a scheduler would act on: learned feasibility, failed launches.
+
+:func:`leapml.backtest.nightly` ranks with the simulator's true feasibility,
+which no scheduler has. :func:`placement_backtest` replays the same nightly
+schedule, but each night also fits a feasibility model on the window's ``ok``
+and ``oom`` attempts (:func:`~leapml.placement.fit_feasibility`) and ranks
+with it, as :func:`~leapml.placement.place` does.
+
+The rule for a pick: a job placed on a type where it cannot run (the truth
+says infeasible) is a failed launch and counts as regret 1 (100%); so does a
+job left without any rankable candidate. Otherwise the regret is
+``1 - (true throughput per cost of the pick) / (best true throughput per
+cost among the feasible types)``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from sklearn.base import clone
+
+from .features import build_features, candidate_rows
+from .placement import FEASIBILITY_FEATURES, fit_feasibility, same_families
+from .ranking import rank_candidates
+from .schema import validate_attempts, validate_hardware
+
+__all__ = ["PlacementBacktest", "placement_backtest"]
+
+_DAY = pd.Timedelta(days=1)
+
+
+@dataclass
+class PlacementBacktest:
+    """What :func:`placement_backtest` measured.
+
+    Attributes
+    ----------
+    picks : DataFrame
+        One row per (night, job, policy, feasibility source): ``picked``
+        type, ``infeasible`` (the truth says it cannot run there, or no
+        candidate was rankable) and ``regret`` (1 for an infeasible pick).
+        ``feasibility`` is ``"learned"``, ``"none"`` (every type taken to
+        fit) or ``"true"`` (the simulator's answer, a bound no scheduler has).
+    feasibility_scores : DataFrame
+        Per night, the learned feasibility model against the truth on every
+        candidate: ``precision`` and ``recall`` of "fits", ``recall_infeasible``
+        (share of infeasible candidates it kept out) and the counts.
+    """
+
+    picks: pd.DataFrame
+    feasibility_scores: pd.DataFrame
+
+    def summary(self) -> pd.DataFrame:
+        """Mean and p90 regret and the infeasible-pick rate per policy and feasibility source.
+
+        Examples
+        --------
+        >>> picks = pd.DataFrame({"policy": ["leap"] * 2, "feasibility": ["learned"] * 2,
+        ...                       "regret": [0.0, 1.0], "infeasible": [False, True]})
+        >>> PlacementBacktest(picks, pd.DataFrame()).summary()["infeasible_pick_rate"].tolist()
+        [0.5]
+        """
+        grouped = self.picks.groupby(["policy", "feasibility"], sort=True)
+        return pd.DataFrame({
+            "jobs": grouped.size(),
+            "mean_regret": grouped["regret"].mean(),
+            "p90_regret": grouped["regret"].quantile(0.9),
+            "infeasible_pick_rate": grouped["infeasible"].mean(),
+        }).reset_index()
+
+
+def placement_backtest(
+    attempts: pd.DataFrame,
+    hardware: pd.DataFrame,
+    *,
+    oracle: Callable[[pd.DataFrame, list], pd.DataFrame],
+    models: Mapping[str, object],
+    feasibility=None,
+    window_days: int = 30,
+    nights: int = 3,
+    jobs_per_night: int = 300,
+    min_fit_probability: float = 0.5,
+    random_state: int = 0,
+) -> PlacementBacktest:
+    """Replay nightly placement with a feasibility model learned from the log.
+
+    Parameters
+    ----------
+    attempts, hardware : DataFrame
+        The attempt log and the hardware catalog.
+    oracle : callable
+        ``oracle(jobs, hardware_types)`` giving ``expected_throughput`` and
+        ``feasible`` per (job, type), such as
+        :meth:`leapml.fleet.Fleet.expected_throughput`; read only to score.
+    models : mapping of str to estimator
+        Throughput models (policies), unfitted; each is cloned and fitted
+        every night on the window's completed attempts.
+    feasibility : classifier, optional
+        Unfitted feasibility model for :func:`~leapml.placement.fit_feasibility`
+        (its default when None).
+    window_days : int, default=30
+        Days of attempts each night trains on.
+    nights : int, default=3
+        Consecutive nights to score, from the log's first day plus ``window_days``.
+    jobs_per_night : int, default=300
+        Jobs of the next day placed each night (a seeded sample).
+    min_fit_probability : float, default=0.5
+        Threshold of :func:`~leapml.rank_candidates`.
+    random_state : int, default=0
+        Seed of the job sample.
+
+    Returns
+    -------
+    PlacementBacktest
+
+    Examples
+    --------
+    >>> from leapml.fleet import simulate
+    >>> from leapml import LeapRegressor
+    >>> from leapml.feasibility import FeasibilityClassifier
+    >>> fleet = simulate("tiny", days=6, seed=0)
+    >>> result = placement_backtest(
+    ...     fleet.attempts, fleet.hardware, oracle=fleet.expected_throughput,
+    ...     models={"leap": LeapRegressor(n_estimators=5, random_state=0)},
+    ...     feasibility=FeasibilityClassifier(n_estimators=5, random_state=0),
+    ...     window_days=4, nights=1, jobs_per_night=20)
+    >>> sorted(result.summary()["feasibility"])
+    ['learned', 'none', 'true']
+    """
+    if window_days < 1 or nights < 1 or jobs_per_night < 1:
+        raise ValueError("window_days, nights and jobs_per_night must be >= 1, got "
+                         f"{window_days}, {nights} and {jobs_per_night}")
+    validate_attempts(attempts, validate_hardware(hardware))
+    if not models:
+        raise ValueError("models is empty: give at least one throughput model")
+    attempts = attempts.reset_index(drop=True)
+    features = build_features(attempts, hardware)
+    first = attempts["submit_time"].dt.floor("D").min() + window_days * _DAY
+    picks, scores = [], []
+    for i in range(nights):
+        night = first + i * _DAY
+        result = _night(attempts, hardware, features, night, oracle=oracle, models=models,
+                        feasibility=feasibility, window_days=window_days,
+                        jobs_per_night=jobs_per_night, min_fit_probability=min_fit_probability,
+                        seed=random_state + i)
+        if result is not None:
+            picks.append(result[0])
+            scores.append(result[1])
+    if not picks:
+        raise ValueError("no night had both a training window and jobs to place")
+    return PlacementBacktest(pd.concat(picks, ignore_index=True), pd.DataFrame(scores))
+
+
+def _night(attempts, hardware, features, night, *, oracle, models, feasibility, window_days,
+           jobs_per_night, min_fit_probability, seed):
+    """One night: fit the models and the feasibility model, place the next day's jobs."""
+    t = attempts["submit_time"]
+    status = attempts["status"].astype(str)
+    in_window = ((t >= night - window_days * _DAY) & (t < night)).to_numpy()
+    ok = in_window & (status == "ok").to_numpy()
+    tomorrow = ((t >= night) & (t < night + _DAY)).to_numpy()
+    if not ok.any() or not tomorrow.any():
+        return None
+    jobs = attempts[tomorrow].drop_duplicates("job_id")
+    if len(jobs) > jobs_per_night:
+        jobs = jobs.sample(jobs_per_night, random_state=seed)
+    classifier = fit_feasibility(attempts[in_window], hardware, window_days=window_days,
+                                 until=night, model=feasibility)
+    candidates, truth = _candidates(attempts, hardware, jobs, night, oracle)
+    X = build_features(candidates, hardware, history=same_families(attempts, candidates))
+    learned = classifier.fit_probability(X[list(classifier.feature_names_in_)])
+    sources = {"learned": learned, "none": np.full(len(X), np.nan),
+               "true": truth["feasible"].to_numpy(float)}
+    frames = []
+    for name, model in models.items():
+        fitted = clone(model).fit(features[ok], attempts.loc[ok, "throughput"].to_numpy(float))
+        predicted = np.asarray(fitted.predict(X), dtype=float)
+        for source, probability in sources.items():
+            frame = truth.assign(predicted_throughput=predicted, fit_probability=probability)
+            frames.append(_scored_picks(frame, hardware, min_fit_probability)
+                          .assign(night=night, policy=name, feasibility=source))
+    scores = _feasibility_scores(night, learned >= min_fit_probability, truth)
+    return pd.concat(frames, ignore_index=True), scores
+
+
+def _candidates(attempts, hardware, jobs, night, oracle):
+    """Candidate rows of every type introduced by ``night``, and the truth on them."""
+    available = hardware.loc[hardware["introduced"] <= night, "hardware_type"].astype(str).tolist()
+    candidates = candidate_rows(jobs, available, at=jobs["submit_time"])
+    truth = oracle(jobs, available)[["job_id", "hardware_type", "expected_throughput", "feasible"]]
+    base = candidates[["job_id", "hardware_type", "trainer_count"]].assign(
+        hardware_type=candidates["hardware_type"].astype(str))
+    truth = base.merge(truth.assign(hardware_type=truth["hardware_type"].astype(str)),
+                       on=["job_id", "hardware_type"], how="left", validate="one_to_one")
+    truth["feasible"] = truth["feasible"].fillna(False).astype(bool)
+    return candidates, truth
+
+
+def _scored_picks(frame, hardware, min_fit_probability):
+    """Each job's top pick, whether it can run there, and its regret (1 for a failed launch)."""
+    cost = dict(zip(hardware["hardware_type"].astype(str), hardware["cost_per_device_hour"],
+                    strict=True))
+    true_per_cost = frame["expected_throughput"] / (frame["hardware_type"].map(cost)
+                                                    * frame["trainer_count"])
+    best = true_per_cost.where(frame["feasible"]).groupby(frame["job_id"]).max()
+    ranked = rank_candidates(frame.assign(true_per_cost=true_per_cost), cost=cost, top_k=1,
+                             min_fit_probability=min_fit_probability)
+    ranked = ranked[ranked["job_id"].isin(best.dropna().index)]
+    failed = ~ranked["feasible"].to_numpy() | ~ranked["rankable"].to_numpy()
+    ratio = ranked["true_per_cost"].to_numpy(float) / best.reindex(ranked["job_id"]).to_numpy()
+    regret = np.where(failed, 1.0, np.clip(1.0 - np.nan_to_num(ratio), 0.0, 1.0))
+    return pd.DataFrame({"job_id": ranked["job_id"].to_numpy(),
+                         "picked": ranked["hardware_type"].to_numpy(),
+                         "infeasible": failed, "regret": regret})
+
+
+def _feasibility_scores(night, predicted, truth) -> dict:
+    """Precision and recall of the learned "fits" against the truth, on every candidate."""
+    actual = truth["feasible"].to_numpy(bool)
+    hits = int((predicted & actual).sum())
+    return {
+        "night": night,
+        "candidates": len(actual),
+        "infeasible_share": float(1 - actual.mean()),
+        "precision": hits / max(int(predicted.sum()), 1),
+        "recall": hits / max(int(actual.sum()), 1),
+        "recall_infeasible": float((~predicted & ~actual).sum() / max(int((~actual).sum()), 1)),
+    }
