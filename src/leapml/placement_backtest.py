@@ -23,7 +23,7 @@ import pandas as pd
 from sklearn.base import clone
 
 from .features import build_features, candidate_rows
-from .placement import FEASIBILITY_FEATURES, fit_feasibility, same_families
+from .placement import fit_feasibility, same_families
 from .ranking import rank_candidates
 from .schema import validate_attempts, validate_hardware
 
