@@ -95,6 +95,28 @@ def test_rank_explain_prints_the_reasons_of_each_pick(fleet_dir, model_file, tmp
         assert all(item.endswith(")") and ("(+" in item or "(-" in item) for item in listed)
 
 
+def test_rank_by_expected_utility_shows_the_interval(fleet_dir, model_file, tmp_path):
+    from leapml.fleet import load_fleet
+
+    fleet = load_fleet(fleet_dir)
+    submissions = fleet.jobs.head(3).drop(columns=[c for c in fleet.jobs if c.startswith("_")])
+    sub_path = tmp_path / "submissions.csv"
+    submissions.to_csv(sub_path, index=False)
+    out = tmp_path / "ranked.csv"
+    code = main(["rank", "--model", str(model_file), "--fleet", str(fleet_dir), "--submissions",
+                 str(sub_path), "--objective", "expected_utility", "--out", str(out)])
+    assert code == 0
+    ranked = pd.read_csv(out)
+    # 'leapml fit' calibrates on the window's last day by default
+    assert ranked["throughput_low"].notna().all()
+    assert (ranked["throughput_low"] <= ranked["predicted_throughput"]).all()
+    assert (ranked["predicted_throughput"] <= ranked["throughput_high"]).all()
+    expected = (ranked["fit_probability"] * ranked["throughput_low"] / ranked["cost_per_hour"])
+    assert ranked["score"].to_numpy() == pytest.approx(expected.to_numpy())
+    for _, rows in ranked[ranked["rankable"]].groupby("job_id"):
+        assert rows["score"].is_monotonic_decreasing
+
+
 def test_predict_scores_each_submission_on_its_hardware(fleet_dir, model_file, tmp_path):
     from leapml.fleet import load_fleet
 

@@ -63,6 +63,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _parser() -> argparse.ArgumentParser:
+    from .ranking import OBJECTIVES
+
     parser = argparse.ArgumentParser(
         prog="leapml",
         description="Predict training throughput on every hardware type and rank candidates.",
@@ -103,6 +105,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--no-feasibility", action="store_true",
                    help="do not fit the model of where jobs fit (ok vs oom) into the file")
+    p.add_argument("--calibration-days", type=int, default=1,
+                   help="last days of the window held back to calibrate prediction intervals "
+                        "(0: no intervals; default: %(default)s)")
     p.set_defaults(run=_fit)
 
     for name, helptext, run in (
@@ -119,6 +124,10 @@ def _parser() -> argparse.ArgumentParser:
             p.add_argument("--min-fit-probability", type=float, default=0.5,
                            help="candidates less likely to fit are not ranked, when the model "
                                 "file holds a feasibility model (default: %(default)s)")
+            p.add_argument("--objective", choices=OBJECTIVES, default=OBJECTIVES[0],
+                           help="what orders the candidates (default: %(default)s)")
+            p.add_argument("--coverage", type=float, default=0.8,
+                           help="coverage of the prediction intervals (default: %(default)s)")
             p.add_argument("--explain", action="store_true",
                            help="also print the top reasons (feature contributions) of each pick")
         p.set_defaults(run=run)
@@ -218,7 +227,8 @@ def _fit(args) -> int:
     model = LeapRegressor(random_state=args.seed, router=args.router)
     if args.n_estimators is not None:
         model.set_params(n_estimators=args.n_estimators)
-    fitted = fit_window(attempts, hardware, window_days=args.window_days, model=model)
+    fitted = fit_window(attempts, hardware, window_days=args.window_days, model=model,
+                        calibration_days=args.calibration_days)
     feasibility = None
     if not args.no_feasibility:
         feasibility = fit_feasibility(attempts, hardware, window_days=args.window_days)
@@ -283,7 +293,8 @@ def _rank(args) -> int:
     submissions = _read_submissions(args.submissions)
     try:
         ranked = place(model, submissions, hardware, history=attempts, top_k=args.top_k,
-                       feasibility=feasibility, min_fit_probability=args.min_fit_probability)
+                       feasibility=feasibility, min_fit_probability=args.min_fit_probability,
+                       coverage=args.coverage, objective=args.objective)
     except SchemaError as err:
         if not str(err).startswith("the attempts to describe"):
             raise

@@ -319,6 +319,9 @@ def save(model, path: str | os.PathLike, *, feasibility=None) -> Path:
     }
     if feasibility is not None:
         metadata["feasibility"] = _feasibility_entry(feasibility, members)
+    if hasattr(model, "calibration_"):
+        metadata["calibration_"] = _json_value(
+            {key: list(values) for key, values in model.calibration_.items()}, "calibration_")
     members[_METADATA] = json.dumps(metadata, indent=1, sort_keys=True).encode("utf-8")
     manifest = {
         "format": MODEL_FORMAT,
@@ -379,6 +382,8 @@ def load(path: str | os.PathLike):
     model.categories_ = fitted["categories_"]
     model.regressors_ = [_submodel_from_entry(e, members) for e in metadata["regressors_"]]
     model.classifier_ = _submodel_from_entry(metadata["classifier_"], members)
+    if metadata.get("calibration_") is not None:
+        model.calibration_ = dict(metadata["calibration_"])
     return model
 
 

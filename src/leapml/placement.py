@@ -21,9 +21,9 @@ __all__ = ["explain_picks", "fit_feasibility", "fit_window", "place", "predict_c
            "same_families"]
 
 _PREDICTION_COLUMNS = pd.Index(["job_id", "hardware_type", "trainer_count", "predicted_throughput",
-                                "fit_probability"])
+                                "fit_probability", "throughput_low", "throughput_high"])
 _RANKED_COLUMNS = pd.Index([*_PREDICTION_COLUMNS, "cost_per_hour", "throughput_per_cost",
-                            "rankable", "rank", "reason"])
+                            "rankable", "rank", "reason", "score"])
 #: Pairs a type must have completed before :func:`fit_feasibility`'s model lets a job fit there.
 EVIDENCE_COLUMNS = [("model_family", "hardware_type"), ("precision", "hardware_type")]
 #: The columns of ``build_features`` the default feasibility model reads: the launch
@@ -49,6 +49,7 @@ def fit_window(
     window_days: int = 30,
     until: str | pd.Timestamp | None = None,
     model=None,
+    calibration_days: int = 0,
 ):
     """Fit a model on the completed attempts of the last ``window_days`` days.
 
@@ -62,6 +63,11 @@ def fit_window(
         End of the window (exclusive); defaults to the end of the log's last day.
     model : estimator, optional
         Unfitted model to clone and fit; defaults to :class:`~leapml.LeapRegressor`.
+    calibration_days : int, default=0
+        Hold the window's last ``calibration_days`` days back from the fit
+        and calibrate the model's prediction intervals on them
+        (:meth:`~leapml.LeapRegressor.calibrate`, new jobs apart: see
+        :func:`history_groups`). 0: no intervals.
 
     Returns
     -------
@@ -92,9 +98,19 @@ def fit_window(
         from .regressor import LeapRegressor
 
         model = LeapRegressor()
-    attempts, window = _window(attempts, hardware, window_days, until, "completed", ("ok",))
+    if not 0 <= calibration_days < window_days:
+        raise ValueError(f"calibration_days must be in [0, window_days), got {calibration_days}")
+    attempts, window, end = _window(attempts, hardware, window_days, until, "completed", ("ok",))
     X = build_features(attempts, hardware)
-    return clone(model).fit(X[window], attempts.loc[window, "throughput"].to_numpy(float))
+    y = attempts["throughput"].to_numpy(float)
+    held_back = window & (attempts["submit_time"] >= end - pd.Timedelta(days=calibration_days)).to_numpy()
+    if calibration_days and (not held_back.any() or held_back.sum() == window.sum()):
+        raise ValueError(f"the last {calibration_days} day(s) of the window hold no completed "
+                         "attempt, or all of them: nothing to calibrate on, or to fit")
+    fitted = clone(model).fit(X[window & ~held_back], y[window & ~held_back])
+    if calibration_days:
+        fitted.calibrate(X[held_back], y[held_back], groups=history_groups(X[held_back]))
+    return fitted
 
 
 def _window(attempts, hardware, window_days, until, what, statuses):
@@ -116,7 +132,7 @@ def _window(attempts, hardware, window_days, until, what, statuses):
             f"no {what} attempts between "
             f"{end - pd.Timedelta(days=window_days)} and {end}: nothing to fit"
         )
-    return attempts, window
+    return attempts, window, end
 
 
 def fit_feasibility(
@@ -169,7 +185,7 @@ def fit_feasibility(
 
         model = FeasibilityClassifier(evidence_columns=list(EVIDENCE_COLUMNS),
                                       monotone=dict(MONOTONE_FEATURES), random_state=0)
-    attempts, window = _window(attempts, hardware, window_days, until, "ok or oom", ("ok", "oom"))
+    attempts, window, _ = _window(attempts, hardware, window_days, until, "ok or oom", ("ok", "oom"))
     X = build_features(attempts, hardware)
     fitted = (attempts.loc[window, "status"].astype(str) == "ok").to_numpy()
     return clone(model).fit(X.loc[window, FEASIBILITY_FEATURES], fitted)
@@ -184,6 +200,7 @@ def predict_candidates(
     at=None,
     hardware_types=None,
     feasibility=None,
+    coverage: float = 0.8,
 ) -> pd.DataFrame:
     """Predict each job's throughput on every candidate hardware type.
 
@@ -213,13 +230,18 @@ def predict_candidates(
         answers as a DataFrame of ``job_id``, ``hardware_type`` and a boolean
         ``feasible`` (or a ``fit_probability``) with a row per candidate.
         ``None``: unknown.
+    coverage : float, default=0.8
+        Coverage of the prediction intervals, for a calibrated model (see
+        :func:`fit_window`'s ``calibration_days``).
 
     Returns
     -------
     DataFrame
         One row per (job, hardware type) with ``trainer_count``,
-        ``predicted_throughput`` and ``fit_probability`` (NaN when
-        ``feasibility`` is None), ready for :func:`~leapml.rank_candidates`.
+        ``predicted_throughput``, ``fit_probability`` (NaN when
+        ``feasibility`` is None), and ``throughput_low`` and
+        ``throughput_high``, the prediction interval (NaN unless the model
+        was calibrated), ready for :func:`~leapml.rank_candidates`.
 
     Examples
     --------
@@ -242,7 +264,8 @@ def predict_candidates(
     >>> again.equals(out)
     True
     """
-    return _predictions(model, jobs, hardware, history, at, hardware_types, feasibility).frame()
+    return _predictions(model, jobs, hardware, history, at, hardware_types, feasibility,
+                        coverage).frame()
 
 
 class _Predictions(NamedTuple):
@@ -256,11 +279,14 @@ class _Predictions(NamedTuple):
     predicted: np.ndarray
     #: probability of fitting of each row (NaN: unknown)
     fit_probability: np.ndarray
+    #: low and high ends of each row's prediction interval (NaN: not calibrated)
+    interval: np.ndarray
 
     def columns(self, order=None) -> list:
         """The columns of the frame (at the rows ``order``), types as text."""
         codes = self.type_codes if order is None else self.type_codes[order]
-        columns = [self.job_id, self.trainer_count, self.predicted, self.fit_probability]
+        columns = [self.job_id, self.trainer_count, self.predicted, self.fit_probability,
+                   self.interval[:, 0], self.interval[:, 1]]
         if order is not None:
             columns = [taken(values, order) for values in columns]
         return [columns[0], self.type_names.array.take(codes), *columns[1:]]
@@ -273,7 +299,7 @@ class _Predictions(NamedTuple):
 
 
 def _predictions(model, jobs, hardware, history, at, hardware_types,
-                 feasibility=None) -> _Predictions:
+                 feasibility=None, coverage=0.8) -> _Predictions:
     if isinstance(jobs, pd.DataFrame) and len(jobs) == 0:
         raise ValueError("jobs is empty: give at least one submission to score")
     indexed = isinstance(history, HistoryIndex)
@@ -287,7 +313,7 @@ def _predictions(model, jobs, hardware, history, at, hardware_types,
     if indexed:
         found = history._candidate_columns(jobs, list(hardware_types), at)
         if found is not None:
-            return _indexed_predictions(model, jobs, *found, feasibility)
+            return _indexed_predictions(model, jobs, *found, feasibility, coverage)
     candidates = candidate_rows(jobs, list(hardware_types), at=at)
     if indexed:
         X = history.features(candidates)
@@ -298,10 +324,11 @@ def _predictions(model, jobs, hardware, history, at, hardware_types,
     return _Predictions(job_id, types.codes, types.categories,
                         column_values(candidates["trainer_count"]),
                         np.asarray(model.predict(X), dtype=float),
-                        _fit_probability(feasibility, X, job_id, types.astype(str)))
+                        _fit_probability(feasibility, X, job_id, types.astype(str)),
+                        _interval(model, X, coverage))
 
 
-def _indexed_predictions(model, jobs, names, columns, feasibility) -> _Predictions:
+def _indexed_predictions(model, jobs, names, columns, feasibility, coverage) -> _Predictions:
     """The predictions from the feature columns of a HistoryIndex, as the frame path makes them.
 
     A :class:`~leapml.LeapRegressor` reads the columns as they are; any
@@ -317,12 +344,38 @@ def _indexed_predictions(model, jobs, names, columns, feasibility) -> _Predictio
     repeat = np.repeat(np.arange(n_jobs), n_types)
     job_id = column_values(jobs["job_id"], repeat)
     probability = np.full(n_jobs * n_types, np.nan)
-    if feasibility is not None:
+    interval = np.full((n_jobs * n_types, 2), np.nan)
+    if feasibility is not None or hasattr(model, "calibration_"):
         X = frame_of_arrays(columns, _FEATURE_INDEX, pd.RangeIndex(n_jobs * n_types))
         probability = _fit_probability(feasibility, X, job_id, np.tile(np.asarray(names), n_jobs))
+        interval = _interval(model, X, coverage)
     return _Predictions(job_id, np.tile(np.arange(n_types), n_jobs), cached_index(tuple(names)),
                         column_values(jobs["trainer_count"], repeat),
-                        np.asarray(predicted, dtype=float), probability)
+                        np.asarray(predicted, dtype=float), probability, interval)
+
+
+def _interval(model, X, coverage) -> np.ndarray:
+    """Prediction intervals of a calibrated model, new jobs apart; NaN for any other model."""
+    if not hasattr(model, "calibration_"):
+        return np.full((len(X), 2), np.nan)
+    return model.predict_interval(X, coverage=coverage, groups=history_groups(X))
+
+
+def history_groups(X: pd.DataFrame) -> np.ndarray:
+    """``"seen"`` for rows of a job that completed a run before, else ``"new"``.
+
+    The groups :meth:`~leapml.LeapRegressor.calibrate` and
+    :meth:`~leapml.LeapRegressor.predict_interval` get here: a new job's
+    prediction errs more, so its interval is calibrated apart.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> history_groups(pd.DataFrame({"job_runs_any_hardware": [0, 3]})).tolist()
+    ['new', 'seen']
+    """
+    runs = X["job_runs_any_hardware"].to_numpy(dtype=float, na_value=0.0)
+    return np.where(runs > 0, "seen", "new")
 
 
 def _fit_probability(feasibility, X, job_id, hardware_type) -> np.ndarray:
@@ -412,6 +465,8 @@ def place(
     top_k: int | None = None,
     feasibility=None,
     min_fit_probability: float = 0.5,
+    coverage: float = 0.8,
+    objective: str = "throughput_per_cost",
 ) -> pd.DataFrame:
     """Rank every candidate hardware type of each job by predicted throughput per cost.
 
@@ -422,7 +477,10 @@ def place(
     or known answers, as for :func:`predict_candidates`; candidates whose
     probability of fitting is below ``min_fit_probability`` are not
     rankable (``reason`` says why). Without ``feasibility`` every candidate
-    is taken to fit, and the top pick may not run: pass one.
+    is taken to fit, and the top pick may not run: pass one. ``coverage``
+    is that of the prediction intervals (a calibrated model) and
+    ``objective`` what orders the candidates (see
+    :func:`~leapml.rank_candidates`).
 
     Returns
     -------
@@ -440,14 +498,17 @@ def place(
     >>> ranked["rank"].tolist()
     [1, 2, 3]
     """
-    predictions = _predictions(model, jobs, hardware, history, at, hardware_types, feasibility)
+    predictions = _predictions(model, jobs, hardware, history, at, hardware_types, feasibility,
+                               coverage)
     cost = dict(zip(_as_text(hardware["hardware_type"]), hardware["cost_per_device_hour"].tolist(),
                     strict=True))
-    ranked = _ranked(predictions, cost, len(jobs), top_k, min_fit_probability)
+    ranked = None
+    if objective == "throughput_per_cost":
+        ranked = _ranked(predictions, cost, len(jobs), top_k, min_fit_probability)
     if ranked is not None:
         return ranked
     return rank_candidates(predictions.frame(), cost=cost, top_k=top_k,
-                           min_fit_probability=min_fit_probability)
+                           min_fit_probability=min_fit_probability, objective=objective)
 
 
 def _as_text(column: pd.Series) -> list[str]:
