@@ -37,7 +37,8 @@ RUNNABLE_PAGES = [
 #: Public modules, each with a page under docs/api/.
 PUBLIC_MODULES = [
     "regressor", "ranking", "metrics", "features", "fleet", "baselines", "backtest",
-    "placement", "io", "schema", "plotting", "report", "cli", "demo",
+    "placement", "io", "schema", "plotting", "report", "cli", "demo", "feasibility",
+    "placement_backtest",
 ]
 
 _FENCE = re.compile(r"^```(\w*)[^\n]*\n(.*?)^```\s*$", re.MULTILINE | re.DOTALL)
