@@ -188,7 +188,7 @@ def _night(attempts, hardware, features, night, *, oracle, models, feasibility, 
     status = attempts["status"].astype(str)
     in_window = ((t >= night - window_days * _DAY) & (t < night)).to_numpy()
     if held_out is not None:
-        in_window &= (attempts["hardware_type"].astype(str) != held_out).to_numpy()
+        in_window = in_window & (attempts["hardware_type"].astype(str) != held_out).to_numpy()
     ok = in_window & (status == "ok").to_numpy()
     tomorrow = ((t >= night) & (t < night + _DAY)).to_numpy()
     if not ok.any() or not tomorrow.any():
