@@ -29,7 +29,7 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
-from leapml.regressor import _encode_column, _is_categorical, _learn_categories
+from leapml.regressor import _encode_frame, _is_categorical, _learn_categories
 
 __all__ = ["FeasibilityClassifier"]
 
@@ -114,7 +114,8 @@ class FeasibilityClassifier(ClassifierMixin, BaseEstimator):
     }
 
     def __init__(self, *, n_estimators=100, learning_rate=0.1, num_leaves=31,
-                 min_child_samples=10, n_jobs=None, random_state=None, evidence_columns=None, monotone=None):
+                 min_child_samples=10, n_jobs=None, random_state=None, evidence_columns=None,
+                 monotone=None):
         self.n_estimators = n_estimators
         self.learning_rate = learning_rate
         self.num_leaves = num_leaves
@@ -140,21 +141,8 @@ class FeasibilityClassifier(ClassifierMixin, BaseEstimator):
                     _learn_categories(X.iloc[:, j]) if _is_categorical(X.iloc[:, j]) else None
                     for j in range(X.shape[1])
                 ]
-            out = np.empty(X.shape, dtype=np.float64)
-            for j, categories in enumerate(self.categories_):
-                column = X.iloc[:, j]
-                if categories is None:
-                    try:
-                        out[:, j] = pd.to_numeric(column).to_numpy(np.float64, na_value=np.nan)
-                    except (TypeError, ValueError) as err:
-                        raise ValueError(
-                            f"column {X.columns[j]!r} was numeric in fit but holds values "
-                            f"that are not numbers: {err}"
-                        ) from err
-                else:
-                    out[:, j] = _encode_column(column, categories)
-            return check_array(out, dtype=np.float64, ensure_all_finite="allow-nan",
-                               estimator=self)
+            return check_array(_encode_frame(X, self.categories_), dtype=np.float64,
+                               ensure_all_finite="allow-nan", estimator=self)
         X = validate_data(self, X, reset=reset, dtype=np.float64, ensure_all_finite="allow-nan")
         if reset:
             self.categories_ = [None] * X.shape[1]

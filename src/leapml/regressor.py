@@ -60,6 +60,26 @@ def _encode_column(values, categories):
     return codes
 
 
+def _encode_frame(X, categories):
+    """A DataFrame as floats: numeric columns as they are, category columns as codes."""
+    out = np.empty(X.shape, dtype=np.float64)
+    for j in range(X.shape[1]):
+        col = X.iloc[:, j]
+        if categories[j] is None:
+            try:
+                numeric = pd.to_numeric(col, errors="raise")
+            except (TypeError, ValueError) as err:
+                # name the column: pandas' own message only gives a position
+                raise ValueError(
+                    f"column {X.columns[j]!r} was numeric in fit but holds values "
+                    f"that are not numbers: {err}"
+                ) from err
+            out[:, j] = numeric.to_numpy(np.float64, na_value=np.nan)
+        else:
+            out[:, j] = _encode_column(col, categories[j])
+    return out
+
+
 class LeapRegressor(RegressorMixin, BaseEstimator):
     """Throughput regressor: equal-frequency log bins, per-bin median experts, a bin router.
 
@@ -229,22 +249,7 @@ class LeapRegressor(RegressorMixin, BaseEstimator):
         if all(c is None for c in categories) or _n_columns(X) != len(categories):
             return X  # nothing to encode, or a shape error validate_data reports
         if isinstance(X, pd.DataFrame):
-            out = np.empty(X.shape, dtype=np.float64)
-            for j in range(X.shape[1]):
-                col = X.iloc[:, j]
-                if categories[j] is None:
-                    try:
-                        numeric = pd.to_numeric(col, errors="raise")
-                    except (TypeError, ValueError) as err:
-                        # name the column: pandas' own message only gives a position
-                        raise ValueError(
-                            f"column {X.columns[j]!r} was numeric in fit but holds values "
-                            f"that are not numbers: {err}"
-                        ) from err
-                    out[:, j] = numeric.to_numpy(np.float64, na_value=np.nan)
-                else:
-                    out[:, j] = _encode_column(col, categories[j])
-            return out
+            return _encode_frame(X, categories)
         array = np.asarray(X, dtype=object)
         out = np.empty(array.shape, dtype=np.float64)
         for j in range(array.shape[1]):
