@@ -129,9 +129,9 @@ def placement_backtest(
         Coverage of the prediction intervals.
     held_out_hardware : str, optional
         A hardware type whose attempts no model (throughput or feasibility)
-        trains or calibrates on, as if it had just arrived; it stays a
-        candidate, and its next-day attempts form the interval slice
-        ``held_out_hardware``.
+        trains or calibrates on and no feature reads, as if it had just
+        arrived; it stays a candidate, and its next-day attempts form the
+        interval slice ``held_out_hardware``.
     random_state : int, default=0
         Seed of the job sample.
 
@@ -162,12 +162,16 @@ def placement_backtest(
     if not models:
         raise ValueError("models is empty: give at least one throughput model")
     attempts = attempts.reset_index(drop=True)
-    features = build_features(attempts, hardware)
+    history = attempts
+    if held_out_hardware is not None:
+        # the type has just arrived: no feature reads a run on it either
+        history = attempts[(attempts["hardware_type"].astype(str) != held_out_hardware).to_numpy()]
+    features = build_features(attempts, hardware, history=history)
     first = attempts["submit_time"].dt.floor("D").min() + window_days * _DAY
     picks, scores, intervals = [], [], []
     for i in range(nights):
         night = first + i * _DAY
-        result = _night(attempts, hardware, features, night, oracle=oracle, models=models,
+        result = _night(attempts, history, hardware, features, night, oracle=oracle, models=models,
                         feasibility=feasibility, window_days=window_days,
                         jobs_per_night=jobs_per_night, min_fit_probability=min_fit_probability,
                         coverage=coverage, held_out=held_out_hardware, seed=random_state + i)
@@ -181,8 +185,8 @@ def placement_backtest(
                              pd.concat(intervals, ignore_index=True))
 
 
-def _night(attempts, hardware, features, night, *, oracle, models, feasibility, window_days,
-           jobs_per_night, min_fit_probability, coverage, held_out, seed):
+def _night(attempts, history, hardware, features, night, *, oracle, models, feasibility,
+           window_days, jobs_per_night, min_fit_probability, coverage, held_out, seed):
     """One night: fit the models and the feasibility model, place the next day's jobs."""
     t = attempts["submit_time"]
     status = attempts["status"].astype(str)
@@ -199,7 +203,7 @@ def _night(attempts, hardware, features, night, *, oracle, models, feasibility, 
     classifier = fit_feasibility(attempts[in_window], hardware, window_days=window_days,
                                  until=night, model=feasibility)
     candidates, truth = _candidates(attempts, hardware, jobs, night, oracle)
-    X = build_features(candidates, hardware, history=same_families(attempts, candidates))
+    X = build_features(candidates, hardware, history=same_families(history, candidates))
     learned = classifier.fit_probability(X[list(classifier.feature_names_in_)])
     sources = {"learned": learned, "none": np.full(len(X), np.nan),
                "true": truth["feasible"].to_numpy(float)}
