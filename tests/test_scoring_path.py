@@ -68,6 +68,8 @@ def _by_frames(model, jobs, fleet, index, at, types, top_k=None, feasibility=Non
         predicted_throughput=np.asarray(model.predict(X), dtype=float),
         fit_probability=(np.nan if feasibility is None
                          else feasibility.fit_probability(X[feasibility.feature_names_in_])),
+        throughput_low=np.nan,  # the models here are not calibrated
+        throughput_high=np.nan,
     )
     cost = dict(zip(fleet.hardware["hardware_type"].astype(str),
                     fleet.hardware["cost_per_device_hour"], strict=True))

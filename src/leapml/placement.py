@@ -66,8 +66,8 @@ def fit_window(
     calibration_days : int, default=0
         Hold the window's last ``calibration_days`` days back from the fit
         and calibrate the model's prediction intervals on them
-        (:meth:`~leapml.LeapRegressor.calibrate`, new jobs apart: see
-        :func:`history_groups`). 0: no intervals.
+        (:meth:`~leapml.LeapRegressor.calibrate`, grouped by how much of the
+        job the log has seen: :func:`history_groups`). 0: no intervals.
 
     Returns
     -------
@@ -355,27 +355,31 @@ def _indexed_predictions(model, jobs, names, columns, feasibility, coverage) -> 
 
 
 def _interval(model, X, coverage) -> np.ndarray:
-    """Prediction intervals of a calibrated model, new jobs apart; NaN for any other model."""
+    """Prediction intervals of a calibrated model (groups: :func:`history_groups`); else NaN."""
     if not hasattr(model, "calibration_"):
         return np.full((len(X), 2), np.nan)
     return model.predict_interval(X, coverage=coverage, groups=history_groups(X))
 
 
 def history_groups(X: pd.DataFrame) -> np.ndarray:
-    """``"seen"`` for rows of a job that completed a run before, else ``"new"``.
+    """How much of a row's job the log has seen: ``"new"``, ``"new_on_type"`` or ``"seen"``.
 
-    The groups :meth:`~leapml.LeapRegressor.calibrate` and
-    :meth:`~leapml.LeapRegressor.predict_interval` get here: a new job's
-    prediction errs more, so its interval is calibrated apart.
+    ``"new"``: the job never completed a run; ``"new_on_type"``: it did, but
+    never on this hardware type; ``"seen"``: it ran on this type. The groups
+    :meth:`~leapml.LeapRegressor.calibrate` and
+    :meth:`~leapml.LeapRegressor.predict_interval` get here: the less the log
+    has seen, the more a prediction errs, so each group is calibrated apart.
 
     Examples
     --------
     >>> import pandas as pd
-    >>> history_groups(pd.DataFrame({"job_runs_any_hardware": [0, 3]})).tolist()
-    ['new', 'seen']
+    >>> X = pd.DataFrame({"job_runs_any_hardware": [0, 3, 3], "job_runs_same_hardware": [0, 0, 2]})
+    >>> history_groups(X).tolist()
+    ['new', 'new_on_type', 'seen']
     """
     runs = X["job_runs_any_hardware"].to_numpy(dtype=float, na_value=0.0)
-    return np.where(runs > 0, "seen", "new")
+    here = X["job_runs_same_hardware"].to_numpy(dtype=float, na_value=0.0)
+    return np.where(runs > 0, np.where(here > 0, "seen", "new_on_type"), "new")
 
 
 def _fit_probability(feasibility, X, job_id, hardware_type) -> np.ndarray:

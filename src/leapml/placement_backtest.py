@@ -53,7 +53,7 @@ class PlacementBacktest:
         (share of infeasible candidates it kept out) and the counts.
     intervals : DataFrame
         Per night, policy and slice of the next day's completed attempts
-        (``all``, ``job_new``, ``job_seen_before``, ``decile_01`` ...
+        (``all``, ``job_new``, ``job_seen_before``, ``job_new_on_type``, ``decile_01`` ...
         ``decile_10`` of measured throughput, and ``held_out_hardware``):
         ``attempts``, ``coverage`` (share inside the interval) and
         ``median_width`` (high / low).
@@ -246,8 +246,9 @@ def _interval_scores(model, X, scored, coverage, held_out) -> pd.DataFrame:
     interval = model.predict_interval(X, coverage=coverage, groups=history_groups(X))
     inside = (interval[:, 0] <= y) & (y <= interval[:, 1])
     width = interval[:, 1] / interval[:, 0]
-    seen = history_groups(X) == "seen"
-    slices = {"all": np.ones(len(y), dtype=bool), "job_new": ~seen, "job_seen_before": seen}
+    groups = history_groups(X)
+    slices = {"all": np.ones(len(y), dtype=bool), "job_new": groups == "new",
+              "job_seen_before": groups != "new", "job_new_on_type": groups == "new_on_type"}
     decile = np.ceil(pd.Series(y).rank(method="first").to_numpy() * 10 / max(len(y), 1))
     slices.update({f"decile_{d:02d}": decile == d for d in range(1, 11)})
     if held_out is not None:
