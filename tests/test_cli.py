@@ -73,14 +73,21 @@ def test_rank_orders_every_candidate_of_each_submission(fleet_dir, model_file, t
         assert (per_cost[:-1] >= per_cost[1:]).all()
 
 
-def test_rank_explain_prints_the_reasons_of_each_pick(fleet_dir, model_file, tmp_path, capsys):
-    from leapml.features import feature_names
+def _submissions_file(fleet_dir, tmp_path, n):
+    """A CSV of the fleet's first ``n`` jobs, as a user would hand them over."""
     from leapml.fleet import load_fleet
 
     fleet = load_fleet(fleet_dir)
-    submissions = fleet.jobs.head(2).drop(columns=[c for c in fleet.jobs if c.startswith("_")])
-    sub_path = tmp_path / "submissions.csv"
-    submissions.to_csv(sub_path, index=False)
+    submissions = fleet.jobs.head(n).drop(columns=[c for c in fleet.jobs if c.startswith("_")])
+    path = tmp_path / "submissions.csv"
+    submissions.to_csv(path, index=False)
+    return path
+
+
+def test_rank_explain_prints_the_reasons_of_each_pick(fleet_dir, model_file, tmp_path, capsys):
+    from leapml.features import feature_names
+
+    sub_path = _submissions_file(fleet_dir, tmp_path, 2)
     code = main(["rank", "--model", str(model_file), "--fleet", str(fleet_dir),
                  "--submissions", str(sub_path), "--top-k", "1", "--explain"])
     assert code == 0
@@ -96,12 +103,8 @@ def test_rank_explain_prints_the_reasons_of_each_pick(fleet_dir, model_file, tmp
 
 
 def test_rank_by_expected_utility_shows_the_interval(fleet_dir, model_file, tmp_path):
-    from leapml.fleet import load_fleet
 
-    fleet = load_fleet(fleet_dir)
-    submissions = fleet.jobs.head(3).drop(columns=[c for c in fleet.jobs if c.startswith("_")])
-    sub_path = tmp_path / "submissions.csv"
-    submissions.to_csv(sub_path, index=False)
+    sub_path = _submissions_file(fleet_dir, tmp_path, 3)
     out = tmp_path / "ranked.csv"
     code = main(["rank", "--model", str(model_file), "--fleet", str(fleet_dir), "--submissions",
                  str(sub_path), "--objective", "expected_utility", "--out", str(out)])
