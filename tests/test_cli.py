@@ -65,8 +65,59 @@ def test_rank_orders_every_candidate_of_each_submission(fleet_dir, model_file, t
     assert ranked["job_id"].nunique() == 4
     for _, rows in ranked.groupby("job_id"):
         assert list(rows["rank"]) == list(range(1, len(rows) + 1))
-        per_cost = rows["throughput_per_cost"].dropna().to_numpy()
+        # the file holds a feasibility model: types unlikely to fit come after the rest
+        rankable = rows["rankable"].to_numpy(bool)
+        assert not (~rankable[:-1] & rankable[1:]).any()
+        assert set(rows.loc[~rows["rankable"], "reason"]) <= {"fit probability below threshold"}
+        per_cost = rows.loc[rows["rankable"], "throughput_per_cost"].to_numpy()
         assert (per_cost[:-1] >= per_cost[1:]).all()
+
+
+def _submissions_file(fleet_dir, tmp_path, n):
+    """A CSV of the fleet's first ``n`` jobs, as a user would hand them over."""
+    from leapml.fleet import load_fleet
+
+    fleet = load_fleet(fleet_dir)
+    submissions = fleet.jobs.head(n).drop(columns=[c for c in fleet.jobs if c.startswith("_")])
+    path = tmp_path / "submissions.csv"
+    submissions.to_csv(path, index=False)
+    return path
+
+
+def test_rank_explain_prints_the_reasons_of_each_pick(fleet_dir, model_file, tmp_path, capsys):
+    from leapml.features import feature_names
+
+    sub_path = _submissions_file(fleet_dir, tmp_path, 2)
+    code = main(["rank", "--model", str(model_file), "--fleet", str(fleet_dir),
+                 "--submissions", str(sub_path), "--top-k", "1", "--explain"])
+    assert code == 0
+    lines = capsys.readouterr().out.splitlines()
+    picks = [line for line in lines if " -> " in line]
+    assert len(picks) == 2
+    # each pick names three features of the model, with a signed contribution
+    for line in picks:
+        listed = line.split(": ", 1)[1].split(", ")
+        assert len(listed) == 3
+        assert all(item.split("=")[0] in feature_names() for item in listed)
+        assert all(item.endswith(")") and ("(+" in item or "(-" in item) for item in listed)
+
+
+def test_rank_by_expected_utility_shows_the_interval(fleet_dir, model_file, tmp_path):
+
+    sub_path = _submissions_file(fleet_dir, tmp_path, 3)
+    out = tmp_path / "ranked.csv"
+    code = main(["rank", "--model", str(model_file), "--fleet", str(fleet_dir), "--submissions",
+                 str(sub_path), "--objective", "expected_utility", "--out", str(out)])
+    assert code == 0
+    ranked = pd.read_csv(out)
+    # 'leapml fit' calibrates on the window's last day by default
+    assert ranked["throughput_low"].notna().all()
+    assert (ranked["throughput_low"] <= ranked["predicted_throughput"]).all()
+    assert (ranked["predicted_throughput"] <= ranked["throughput_high"]).all()
+    expected = (ranked["fit_probability"] * ranked["throughput_low"] / ranked["cost_per_hour"])
+    assert ranked["score"].to_numpy() == pytest.approx(expected.to_numpy())
+    for _, rows in ranked[ranked["rankable"]].groupby("job_id"):
+        assert rows["score"].is_monotonic_decreasing
 
 
 def test_predict_scores_each_submission_on_its_hardware(fleet_dir, model_file, tmp_path):

@@ -13,6 +13,7 @@ from sklearn.utils.estimator_checks import (
 )
 
 from leapml import LeapRegressor
+from leapml.feasibility import FeasibilityClassifier
 
 
 def _small_model(**params):
@@ -61,6 +62,23 @@ def test_sklearn_compatible(estimator, check):
 
 def test_dataframe_column_names_consistency():
     check_dataframe_column_names_consistency("LeapRegressor", _small_model())
+
+
+@parametrize_with_checks(
+    [FeasibilityClassifier(n_estimators=10, min_child_samples=2, random_state=0)],
+    expected_failed_checks=lambda est: {
+        "check_sample_weight_equivalence_on_dense_data": (
+            "LightGBM counts rows, not weights, for histograms and min_child_samples"
+        ),
+    },
+)
+def test_feasibility_classifier_is_sklearn_compatible(estimator, check):
+    check(estimator)
+
+
+def test_feasibility_classifier_column_names_consistency():
+    check_dataframe_column_names_consistency("FeasibilityClassifier",
+                                             FeasibilityClassifier(n_estimators=5))
 
 
 def _data(n=240, seed=0):

@@ -38,7 +38,7 @@ RUNNABLE_PAGES = [
 PUBLIC_MODULES = [
     "regressor", "ranking", "metrics", "features", "fleet", "baselines", "backtest",
     "placement", "io", "schema", "plotting", "report", "cli", "demo", "datasets",
-    "distributed",
+    "distributed", "feasibility", "placement_backtest",
 ]
 
 _FENCE = re.compile(r"^```(\w*)[^\n]*\n(.*?)^```\s*$", re.MULTILINE | re.DOTALL)

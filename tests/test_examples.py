@@ -79,7 +79,9 @@ def _sorted_within_jobs(ranking: pd.DataFrame) -> bool:
     for _, rows in ranking.groupby("job_id", sort=False):
         if rows["rank"].tolist() != list(range(1, len(rows) + 1)):
             return False
-        per_cost = rows["throughput_per_cost"].to_numpy()
+        if "rankable" in rows:
+            rows = rows[rows["rankable"]]  # the rest come last, in no order of merit
+        per_cost = rows["score" if "score" in rows else "throughput_per_cost"].to_numpy()
         if np.any(np.diff(per_cost[np.isfinite(per_cost)]) > 0):
             return False
     return True
@@ -108,6 +110,10 @@ def test_rank_one_submission_ranks_every_available_type(run_example):
     assert _sorted_within_jobs(ranked)
     assert 0.0 <= ns["regret"] <= 1.0
     assert f"picked {ranked['hardware_type'].iloc[0]}" in stdout
+    # the ranking shows a probability of fitting, an interval and the reasons of the pick
+    assert ranked["fit_probability"].between(0, 1).all()
+    assert (ranked["throughput_low"] <= ranked["throughput_high"]).all()
+    assert len(ns["reasons"]) == 3 and (ns["reasons"]["hardware_type"] == ranked["hardware_type"].iloc[0]).all()
     assert (out / "rank_one_submission.png").stat().st_size > 10_000
 
 

@@ -17,8 +17,15 @@ from test_features import make_catalog, make_log
 import leapml.placement as placement
 from leapml import LeapRegressor
 from leapml._frames import frame_of_arrays
+from leapml.feasibility import FeasibilityClassifier
 from leapml.features import HistoryIndex, build_features, candidate_rows, feature_names
-from leapml.placement import fit_window, place, predict_candidates
+from leapml.placement import (
+    EVIDENCE_COLUMNS,
+    fit_feasibility,
+    fit_window,
+    place,
+    predict_candidates,
+)
 from leapml.ranking import rank_candidates
 from leapml.schema import LAUNCH_COLUMNS, SchemaError
 
@@ -52,12 +59,17 @@ def _jobs(fleet, n):
     return fleet.jobs[["job_id", *LAUNCH_COLUMNS]].head(n)
 
 
-def _by_frames(model, jobs, fleet, index, at, types, top_k=None):
+def _by_frames(model, jobs, fleet, index, at, types, top_k=None, feasibility=None):
     """The frame path, step by step."""
     rows = candidate_rows(jobs, types, at=at)
+    X = index.features(rows)
     predictions = rows[["job_id", "hardware_type", "trainer_count"]].assign(
         hardware_type=rows["hardware_type"].astype(str),
-        predicted_throughput=np.asarray(model.predict(index.features(rows)), dtype=float),
+        predicted_throughput=np.asarray(model.predict(X), dtype=float),
+        fit_probability=(np.nan if feasibility is None
+                         else feasibility.fit_probability(X[feasibility.feature_names_in_])),
+        throughput_low=np.nan,  # the models here are not calibrated
+        throughput_high=np.nan,
     )
     cost = dict(zip(fleet.hardware["hardware_type"].astype(str),
                     fleet.hardware["cost_per_device_hour"], strict=True))
@@ -89,6 +101,25 @@ def test_place_by_index_equals_the_frame_path(fleet, index, models, kind, n_jobs
                    hardware_types=types, top_k=top_k),
         check_exact=True,
     )
+
+
+def test_place_with_feasibility_by_index_equals_the_frame_path(fleet, index, models):
+    feasibility = fit_feasibility(fleet.attempts, fleet.hardware,
+                                  model=FeasibilityClassifier(n_estimators=5, random_state=0,
+                                                              evidence_columns=list(EVIDENCE_COLUMNS)))
+    jobs = _jobs(fleet, 4)
+    at = index.end + MINUTE
+    types = fleet.hardware["hardware_type"].astype(str).tolist()
+    got = place(models["ordinal"], jobs, fleet.hardware, history=index, at=at,
+                hardware_types=types, feasibility=feasibility)
+    expected = _by_frames(models["ordinal"], jobs, fleet, index, at, types,
+                          feasibility=feasibility)
+    pd.testing.assert_frame_equal(got, expected, check_exact=True)
+    # types no family of these jobs ever completed on are kept out, with the reason
+    assert (got["fit_probability"] == 0).any()
+    unlikely = got["fit_probability"] < 0.5
+    assert (got.loc[unlikely, "reason"] == "fit probability below threshold").all()
+    assert not got.loc[unlikely, "rankable"].any()
 
 
 def test_the_plain_case_builds_no_frame(fleet, index, models, monkeypatch):

@@ -74,6 +74,8 @@ def _main(argv: list[str] | None) -> int:
 
 
 def _parser() -> argparse.ArgumentParser:
+    from .ranking import OBJECTIVES
+
     parser = argparse.ArgumentParser(
         prog="leapml",
         description="Predict training throughput on every hardware type and rank candidates.",
@@ -112,6 +114,11 @@ def _parser() -> argparse.ArgumentParser:
                    help="bin router: the published multiclass one or the faster ordinal one "
                         "(default: %(default)s)")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--no-feasibility", action="store_true",
+                   help="do not fit the model of where jobs fit (ok vs oom) into the file")
+    p.add_argument("--calibration-days", type=int, default=1,
+                   help="last days of the window held back to calibrate prediction intervals "
+                        "(0: no intervals; default: %(default)s)")
     p.set_defaults(run=_fit)
 
     for name, helptext, run in (
@@ -125,6 +132,15 @@ def _parser() -> argparse.ArgumentParser:
         p.add_argument("--out", help="CSV or Parquet to write (default: print)")
         if name == "rank":
             p.add_argument("--top-k", type=int, default=None)
+            p.add_argument("--min-fit-probability", type=float, default=0.5,
+                           help="candidates less likely to fit are not ranked, when the model "
+                                "file holds a feasibility model (default: %(default)s)")
+            p.add_argument("--objective", choices=OBJECTIVES, default=OBJECTIVES[0],
+                           help="what orders the candidates (default: %(default)s)")
+            p.add_argument("--coverage", type=float, default=0.8,
+                           help="coverage of the prediction intervals (default: %(default)s)")
+            p.add_argument("--explain", action="store_true",
+                           help="also print the top reasons (feature contributions) of each pick")
         p.set_defaults(run=run)
 
     p = sub.add_parser("backtest", help="replay nightly retraining on a log and write a report")
@@ -215,16 +231,21 @@ def _describe(args) -> int:
 
 def _fit(args) -> int:
     from .io import save
-    from .placement import fit_window
+    from .placement import fit_feasibility, fit_window
     from .regressor import LeapRegressor
 
     attempts, hardware, _ = _load_log(args)
     model = LeapRegressor(random_state=args.seed, router=args.router)
     if args.n_estimators is not None:
         model.set_params(n_estimators=args.n_estimators)
-    fitted = fit_window(attempts, hardware, window_days=args.window_days, model=model)
-    save(fitted, args.out)
-    print(f"fitted on the last {args.window_days} days; model written to {args.out}")
+    fitted = fit_window(attempts, hardware, window_days=args.window_days, model=model,
+                        calibration_days=args.calibration_days)
+    feasibility = None
+    if not args.no_feasibility:
+        feasibility = fit_feasibility(attempts, hardware, window_days=args.window_days)
+    save(fitted, args.out, feasibility=feasibility)
+    with_feasibility = "" if feasibility is None else " with its feasibility model"
+    print(f"fitted on the last {args.window_days} days; model{with_feasibility} written to {args.out}")
     return 0
 
 
@@ -271,22 +292,33 @@ def _predict(args) -> int:
 
 
 def _rank(args) -> int:
-    from .io import load
-    from .placement import place
+    from .io import load, load_feasibility
+    from .placement import explain_picks, place
     from .schema import SchemaError
 
     model = load(args.model)
+    feasibility = load_feasibility(args.model)
     attempts, hardware, _ = _load_log(args)
     submissions = _read_submissions(args.submissions)
     try:
-        ranked = place(model, submissions, hardware, history=attempts, top_k=args.top_k)
+        ranked = place(model, submissions, hardware, history=attempts, top_k=args.top_k,
+                       feasibility=feasibility, min_fit_probability=args.min_fit_probability,
+                       coverage=args.coverage, objective=args.objective)
     except SchemaError as err:
         if not str(err).startswith("the attempts to describe"):
             raise
         # the rows named are those of the candidate table, one per submission and type
         raise SchemaError(f"{args.submissions} (as candidate rows, one per submission and "
                           "hardware type)", err.problems) from None
-    return _emit(ranked, args.out)
+    code = _emit(ranked, args.out)
+    if args.explain:
+        reasons = explain_picks(model, ranked, submissions, hardware, history=attempts)
+        print("\ntop reasons of each pick (contribution to log throughput; +0.10 is about +10%):")
+        for (job, hardware_type), rows in reasons.groupby(["job_id", "hardware_type"], sort=False):
+            listed = ", ".join(f"{f}={v} ({c:+.2f})" for f, v, c in
+                               zip(rows["feature"], rows["value"], rows["contribution"], strict=True))
+            print(f"  {job} -> {hardware_type}: {listed}")
+    return code
 
 
 def _backtest(args) -> int:

@@ -22,7 +22,8 @@ from pathlib import Path
 
 import pandas as pd
 
-__all__ = ["ModelFileError", "atomic_path", "load", "read_table", "save", "write_table"]
+__all__ = ["ModelFileError", "atomic_path", "load", "load_feasibility", "read_table", "save",
+           "write_table"]
 
 
 @contextlib.contextmanager
@@ -279,7 +280,7 @@ def _submodel_from_entry(entry, members, n_features, n_classes):
     return booster
 
 
-def save(model, path: str | os.PathLike) -> Path:
+def save(model, path: str | os.PathLike, *, feasibility=None) -> Path:
     """Save a fitted :class:`~leapml.LeapRegressor` to ``path`` in the safe model format.
 
     The file is a zip archive holding ``manifest.json`` (format name, format
@@ -296,6 +297,9 @@ def save(model, path: str | os.PathLike) -> Path:
         A fitted model.
     path : str or path-like
         Where to write (conventionally ``*.leap``).
+    feasibility : FeasibilityClassifier, optional
+        A fitted :class:`~leapml.feasibility.FeasibilityClassifier` to store
+        beside the model (read back with :func:`load_feasibility`).
 
     Returns
     -------
@@ -369,6 +373,11 @@ def save(model, path: str | os.PathLike) -> Path:
         ],
         "classifier_": _submodel_entry(model.classifier_, "classifier.txt", members, "classifier_"),
     }
+    if feasibility is not None:
+        metadata["feasibility"] = _feasibility_entry(feasibility, members)
+    if hasattr(model, "calibration_"):
+        metadata["calibration_"] = _json_value(
+            {key: list(values) for key, values in model.calibration_.items()}, "calibration_")
     members[_METADATA] = json.dumps(metadata, indent=1, sort_keys=True).encode("utf-8")
     manifest = {
         "format": MODEL_FORMAT,
@@ -418,20 +427,26 @@ def load(path: str | os.PathLike):
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"no such file: {path}")
-    from lightgbm.basic import LightGBMError
-
     members = _read_members(path)
     try:
         return _model_from_members(members)
     except ModelFileError as err:
         raise ModelFileError(f"{path}: {err}") from None
-    except (ValueError, TypeError, KeyError, IndexError, AttributeError, OverflowError,
-            RecursionError, LightGBMError) as err:
+    except _malformed_errors() as err:
         # json's and the text check's errors are ValueErrors
         detail = f"missing key {err}" if isinstance(err, KeyError) else str(err)
         raise ModelFileError(
             f"{path} holds malformed model data ({type(err).__name__}: {detail})"
         ) from err
+
+
+def _malformed_errors() -> tuple[type[BaseException], ...]:
+    """What reading malformed metadata or LightGBM text can raise (json's and the text
+    check's errors are ValueErrors)."""
+    from lightgbm.basic import LightGBMError
+
+    return (ValueError, TypeError, KeyError, IndexError, AttributeError, OverflowError,
+            RecursionError, LightGBMError)
 
 
 # What reading a damaged zip member can raise: a bad deflate stream, an
@@ -532,6 +547,13 @@ def _model_from_members(members):
     if model.router != "ordinal" and not hasattr(model.classifier_, "num_feature"):
         # a constant router names the one bin every row goes to
         _expect(0 <= model.classifier_.value < model.n_bins_, "the router names a bin out of range")
+    calibration = metadata.get("calibration_")
+    if calibration is not None:
+        _expect(isinstance(calibration, dict)
+                and all(isinstance(v, list) and all(isinstance(x, (int, float)) for x in v)
+                        for v in calibration.values()),
+                "calibration_ is not an object of lists of numbers")
+        model.calibration_ = dict(calibration)
     return model
 
 
@@ -550,3 +572,96 @@ def _count(value, what):
     _expect(isinstance(value, int) and not isinstance(value, bool) and value >= 0,
             f"{what} is not a count")
     return value
+
+
+def _feasibility_entry(classifier, members):
+    """The metadata of a fitted FeasibilityClassifier; its booster goes into ``members``."""
+    from sklearn.utils.validation import check_is_fitted
+
+    from leapml.feasibility import FeasibilityClassifier
+
+    if not isinstance(classifier, FeasibilityClassifier):
+        raise TypeError(f"feasibility must be a FeasibilityClassifier, got {type(classifier).__name__}")
+    check_is_fitted(classifier)
+    params = classifier.get_params(deep=False)
+    if params["random_state"] is not None and not isinstance(params["random_state"], int):
+        raise ValueError("cannot save a feasibility random_state that is not an int or None")
+    classes = classifier.classes_.tolist()
+    booster = None
+    if classifier.booster_ is not None:
+        booster = _submodel_entry(classifier.booster_, "feasibility.txt", members, "feasibility")
+    return {
+        "params": {**params, "evidence_columns": None if params["evidence_columns"] is None
+                   else [list(key) for key in params["evidence_columns"]]},
+        "classes_": _json_value(classes, "feasibility classes_"),
+        "categories_": _json_value([None if c is None else list(c) for c in classifier.categories_],
+                                   "feasibility categories_"),
+        "n_features_in_": int(classifier.n_features_in_),
+        "feature_names_in_": ([str(v) for v in classifier.feature_names_in_]
+                              if hasattr(classifier, "feature_names_in_") else None),
+        "evidence_": [sorted(list(pair) for pair in seen) for seen in classifier.evidence_],
+        "booster_": booster,
+    }
+
+
+def load_feasibility(path: str | os.PathLike):
+    """The feasibility classifier saved beside the model in ``path``, or None if it has none.
+
+    Raises
+    ------
+    FileNotFoundError, ModelFileError
+        As :func:`load`.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd, tempfile, pathlib
+    >>> from leapml import LeapRegressor
+    >>> from leapml.feasibility import FeasibilityClassifier
+    >>> X = pd.DataFrame({"memory_gb": np.arange(40.0)})
+    >>> model = LeapRegressor(n_bins=2, n_estimators=5, random_state=0).fit(X, np.exp(X["memory_gb"] / 10))
+    >>> clf = FeasibilityClassifier(n_estimators=5, min_child_samples=2).fit(X, X["memory_gb"] > 9)
+    >>> path = save(model, pathlib.Path(tempfile.mkdtemp()) / "model.leap", feasibility=clf)
+    >>> bool(np.array_equal(load_feasibility(path).fit_probability(X), clf.fit_probability(X)))
+    True
+    """
+    path = Path(path)
+    if not path.exists():
+        raise FileNotFoundError(f"no such file: {path}")
+    members = _read_members(path)
+    try:
+        return _feasibility_from_members(members)
+    except ModelFileError as err:
+        raise ModelFileError(f"{path}: {err}") from None
+    except _malformed_errors() as err:
+        raise ModelFileError(
+            f"{path} holds malformed feasibility data ({type(err).__name__}: {err})"
+        ) from err
+
+
+def _feasibility_from_members(members):
+    import numpy as np
+
+    from leapml.feasibility import FeasibilityClassifier
+
+    metadata = json.loads(members[_METADATA].decode("utf-8"))
+    _expect(isinstance(metadata, dict), "metadata is not a JSON object")
+    entry = metadata.get("feasibility")
+    if entry is None:
+        return None
+    _expect(isinstance(entry, dict), "feasibility is not a JSON object")
+    params = _section(entry, "params")
+    if params.get("evidence_columns") is not None:
+        params["evidence_columns"] = [tuple(key) for key in params["evidence_columns"]]
+    unknown = sorted(set(params) - set(FeasibilityClassifier().get_params(deep=False)))
+    _expect(not unknown, f"unknown feasibility parameter(s) {unknown}")
+    classifier = FeasibilityClassifier(**params)
+    classifier._validate_params()
+    classifier.classes_ = np.asarray(entry["classes_"])
+    classifier.categories_ = entry["categories_"]
+    classifier.n_features_in_ = n_features = _count(entry["n_features_in_"], "n_features_in_")
+    if entry["feature_names_in_"] is not None:
+        classifier.feature_names_in_ = np.asarray(entry["feature_names_in_"], dtype=object)
+    classifier.evidence_ = [{tuple(pair) for pair in seen} for seen in entry["evidence_"]]
+    booster = entry["booster_"]
+    classifier.booster_ = None if booster is None else _submodel_from_entry(booster, members, n_features, 1)
+    return classifier

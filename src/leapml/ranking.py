@@ -8,14 +8,14 @@ of thousands of rows.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from numbers import Integral
+from numbers import Integral, Real
 
 import numpy as np
 import pandas as pd
 
 from leapml._frames import column_values, frame_of_arrays
 
-__all__ = ["rank_candidates"]
+__all__ = ["OBJECTIVES", "REASONS", "rank_candidates"]
 
 
 def _fail_if_missing(frame, columns):
@@ -57,25 +57,37 @@ def _factorize(column):
     return codes, np.asarray(uniques, dtype=object).tolist()
 
 
-def _rank_arrays(job_codes, hardware_codes, hardware_names, throughput, hourly, feasible, top_k):
+#: Why a candidate is not rankable, by code ("" when it is).
+REASONS = ("", "no prediction", "marked infeasible", "fit probability below threshold")
+_REASON_DTYPE = pd.CategoricalDtype(list(REASONS))
+
+
+def _rank_arrays(job_codes, hardware_codes, hardware_names, throughput, hourly, feasible, top_k,
+                 unlikely=None, score=None):
     """The ranking of :func:`rank_candidates` on checked arrays, one entry per candidate.
 
     ``job_codes`` and ``hardware_codes`` number the jobs (in order of first
     appearance) and the types (positions in ``hardware_names``), with one
     row per (job, type) pair; ``hourly`` is the cost per hour (> 0) and
-    ``throughput`` the prediction (>= 0 or NaN). Returns the rows to keep,
-    best first within each job, and the columns ``rank_candidates`` adds,
-    for those rows.
+    ``throughput`` the prediction (>= 0 or NaN); ``unlikely`` marks the
+    candidates whose probability of fitting is below the threshold, and
+    ``score`` (default: throughput per cost) orders the candidates. Returns
+    the rows to keep, best first within each job, and the columns
+    ``rank_candidates`` adds, for those rows.
     """
     n = len(job_codes)
+    marked = feasible
+    if unlikely is not None:
+        feasible = feasible & ~unlikely
     # Hardware names sorted as strings give the documented, type-independent tie-break.
     name_rank = np.argsort(np.argsort(np.asarray([str(h) for h in hardware_names]), kind="stable"))
     hardware_order = name_rank[hardware_codes] if n else np.empty(0, dtype=np.intp)
     per_cost = throughput / hourly
-    rankable = feasible & ~np.isnan(throughput)
+    score = per_cost if score is None else score
+    rankable = feasible & ~np.isnan(score)
     # lexsort sorts by the last key first; NaN keys are replaced so they sort last
     keys = [hardware_order, np.nan_to_num(-throughput, nan=np.inf),
-            np.nan_to_num(-per_cost, nan=np.inf), ~rankable]
+            np.nan_to_num(-score, nan=np.inf), ~rankable]
     block = _block_size(job_codes)
     if block:
         # job after job, as many rows each: sort within each job alone (a
@@ -94,12 +106,59 @@ def _rank_arrays(job_codes, hardware_codes, hardware_names, throughput, hourly, 
     if top_k is not None:
         keep = rank <= top_k
         order, rank = order[keep], rank[keep]
+    reason = np.where(np.isnan(score), 1, 0).astype(np.int8)
+    if unlikely is not None:
+        reason[unlikely] = 3
+    reason[~marked] = 2
     return order, {
         "cost_per_hour": hourly[order],
         "throughput_per_cost": per_cost[order],
         "rankable": rankable[order],
         "rank": rank.astype(np.int64),
+        "reason": pd.Categorical.from_codes(reason[order], dtype=_REASON_DTYPE),
+        "score": score[order],
     }
+
+
+def _unlikely(predictions, column, threshold):
+    """Rows whose probability of fitting is below ``threshold``, or None without the column."""
+    if not (isinstance(threshold, Real) and 0 <= threshold <= 1):
+        raise ValueError(f"min_fit_probability must be a number in [0, 1], got {threshold!r}")
+    if column is None or column not in predictions.columns:
+        return None
+    probability = _float_column(predictions, column)
+    bad = (probability < 0) | (probability > 1)
+    if bad.any():
+        raise ValueError(
+            f"{column!r} must be a probability in [0, 1] (or NaN for unknown): "
+            f"{int(bad.sum())} row(s) are not"
+        )
+    return probability < threshold
+
+
+#: The values ``rank_candidates`` takes for ``objective``.
+OBJECTIVES = ("throughput_per_cost", "lower_quantile_per_cost", "expected_utility")
+
+
+def _objective_score(predictions, objective, throughput, hourly, low_col, probability_col):
+    """The value of ``objective`` on each row (None: throughput per cost, computed later)."""
+    if objective not in OBJECTIVES:
+        raise ValueError(f"objective must be one of {list(OBJECTIVES)}, got {objective!r}")
+    if objective == "throughput_per_cost":
+        return None
+    if low_col not in predictions.columns:
+        raise ValueError(
+            f"objective {objective!r} needs the low end of a prediction interval in column "
+            f"{low_col!r} (a calibrated model: fit_window(..., calibration_days=1))"
+        )
+    low = _float_column(predictions, low_col)
+    if ((low < 0) | np.isinf(low)).any():
+        raise ValueError(f"{low_col!r} must be >= 0 and finite (or NaN)")
+    score = low / hourly
+    if objective == "expected_utility" and probability_col in predictions.columns:
+        probability = _float_column(predictions, probability_col)
+        score = score * np.where(np.isnan(probability), 1.0, probability)
+    return score
 
 
 def _block_size(job_codes) -> int:
@@ -114,7 +173,9 @@ def _block_size(job_codes) -> int:
 
 def rank_candidates(predictions, *, cost, job_col="job_id", hardware_col="hardware_type",
                     prediction_col="predicted_throughput", feasible_col=None, top_k=None,
-                    trainer_col="trainer_count"):
+                    trainer_col="trainer_count", fit_probability_col="fit_probability",
+                    min_fit_probability=0.5, objective="throughput_per_cost",
+                    low_col="throughput_low"):
     """Order each job's candidate hardware types by predicted throughput per unit cost.
 
     Parameters
@@ -136,6 +197,29 @@ def rank_candidates(predictions, *, cost, job_col="job_id", hardware_col="hardwa
         whose candidates are all unrankable still shows its flagged rows).
     trainer_col : str, default="trainer_count"
         Column holding the number of devices; ignored when absent.
+    fit_probability_col : str, default="fit_probability"
+        Column holding each candidate's probability of fitting (such as
+        :func:`~leapml.placement.predict_candidates` gives with a
+        feasibility model); ignored when absent. NaN means unknown and
+        does not block a candidate.
+    min_fit_probability : float, default=0.5
+        Candidates whose probability of fitting is below this are not
+        rankable.
+    objective : str, default="throughput_per_cost"
+        What orders each job's rankable candidates, best first:
+
+        - ``"throughput_per_cost"``: predicted throughput / cost per hour;
+        - ``"lower_quantile_per_cost"``: the low end of the prediction
+          interval / cost per hour (a pessimist's throughput per cost);
+        - ``"expected_utility"``: probability of fitting (1 when unknown)
+          times the low end of the interval / cost per hour, which
+          discounts both uncertain and barely fitting candidates (a failed
+          launch is worth nothing).
+    low_col : str, default="throughput_low"
+        Column holding the low end of the prediction interval, read by the
+        objectives that use it (such as
+        :func:`~leapml.placement.predict_candidates` gives for a
+        calibrated model).
 
     Returns
     -------
@@ -146,9 +230,14 @@ def rank_candidates(predictions, *, cost, job_col="job_id", hardware_col="hardwa
 
         - ``cost_per_hour``: cost per device-hour times the trainer count;
         - ``throughput_per_cost``: predicted throughput / ``cost_per_hour``;
-        - ``rankable``: ``False`` for infeasible candidates and NaN
-          predictions, which always rank after every rankable candidate;
-        - ``rank``: 1 for the best candidate of each job, then 2, 3, ...
+        - ``rankable``: ``False`` for infeasible candidates, candidates
+          unlikely to fit and NaN predictions, which always rank after every
+          rankable candidate;
+        - ``rank``: 1 for the best candidate of each job, then 2, 3, ...;
+        - ``reason``: why a candidate is not rankable (a category among
+          :data:`REASONS`: ``"marked infeasible"``, ``"fit probability below
+          threshold"``, ``"no prediction"``), ``""`` when it is;
+        - ``score``: the objective's value (NaN: no prediction).
 
         Ties in ``throughput_per_cost`` go to the higher predicted throughput,
         then to the hardware type that sorts first by name.
@@ -160,7 +249,8 @@ def rank_candidates(predictions, *, cost, job_col="job_id", hardware_col="hardwa
         without a cost, a cost that is <= 0, infinite or NaN, a trainer count
         <= 0 or infinite, a negative or infinite predicted
         throughput, a non-boolean feasibility column, duplicate (job,
-        hardware type) rows or a ``top_k`` below 1.
+        hardware type) rows, a ``top_k`` below 1, or a probability of
+        fitting (or ``min_fit_probability``) outside [0, 1].
 
     Examples
     --------
@@ -247,6 +337,9 @@ def rank_candidates(predictions, *, cost, job_col="job_id", hardware_col="hardwa
         feasible = feasible.to_numpy(dtype=bool)
     else:
         feasible = np.ones(n, dtype=bool)
+    unlikely = _unlikely(predictions, fit_probability_col, min_fit_probability)
+    score = _objective_score(predictions, objective, throughput, hourly, low_col,
+                             fit_probability_col)
 
     job_codes, _ = pd.factorize(predictions[job_col], sort=False, use_na_sentinel=False)
     pair = job_codes.astype(np.int64) * max(len(hardware_names), 1) + hardware_codes
@@ -259,7 +352,7 @@ def rank_candidates(predictions, *, cost, job_col="job_id", hardware_col="hardwa
         )
 
     order, added = _rank_arrays(job_codes, hardware_codes, hardware_names, throughput, hourly,
-                               feasible, top_k)
+                               feasible, top_k, unlikely, score)
     if not predictions.columns.is_unique:
         ranked = predictions.iloc[order].reset_index(drop=True)
         for name, values in added.items():

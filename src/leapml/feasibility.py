@@ -1,0 +1,298 @@
+"""``FeasibilityClassifier``: does a launch configuration fit on a hardware type?
+
+Learned from the attempt log's outcomes alone: an attempt that ran (``ok``)
+fitted, one that ran out of memory (``oom``) did not; other failures say
+nothing about memory and are left out (see
+:func:`leapml.placement.fit_feasibility`). The features are the same
+submission-time columns the throughput model reads (launch configuration,
+hardware specifications such as memory, precision support and devices per
+host, and the job's history).
+"""
+
+from __future__ import annotations
+
+from numbers import Integral, Real
+
+import numpy as np
+import pandas as pd
+from joblib import effective_n_jobs
+from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
+from sklearn.preprocessing import LabelEncoder
+from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import (
+    _check_sample_weight,
+    check_array,
+    check_is_fitted,
+    column_or_1d,
+    validate_data,
+)
+
+from leapml.regressor import _encode_frame, _is_categorical, _learn_categories
+
+__all__ = ["FeasibilityClassifier"]
+
+
+class FeasibilityClassifier(ClassifierMixin, BaseEstimator):
+    """Gradient-boosted classifier of whether a job fits on a hardware type.
+
+    A LightGBM classifier over the submission-time features, with category
+    columns (DataFrame columns of category or string dtype) encoded as in
+    :class:`~leapml.LeapRegressor`. Trained on ``status == "ok"`` versus
+    ``status == "oom"`` it gives each candidate its probability of fitting,
+    which :func:`~leapml.placement.place` compares with a threshold.
+
+    Parameters
+    ----------
+    n_estimators : int, default=100
+        Boosting rounds.
+    learning_rate : float, default=0.1
+        Shrinkage of each round.
+    num_leaves : int, default=31
+        Leaves per tree.
+    min_child_samples : int, default=10
+        Fewest rows in a leaf.
+    n_jobs : int, default=None
+        Threads for LightGBM (``None`` means 1, ``-1`` all cores).
+    random_state : int, RandomState instance or None, default=None
+        Seeds LightGBM; an int gives identical models on every fit.
+    evidence_columns : list of tuple of str, default=None
+        Keys that must have been seen fitting: for each tuple of column names
+        (e.g. ``("model_family", "hardware_type")``), a row whose values of
+        those columns never came with the fitting class in ``fit`` gets
+        probability 0 of fitting. A log holds only what a scheduler tried, so
+        it cannot teach a classifier that a family's software or a precision
+        does not run on a type; this keeps such untried pairs out. Needs
+        DataFrame input with these columns. ``None``: no such rule.
+    monotone : dict of str to int, default=None
+        Features along which the probability of fitting may only rise
+        (``1``, e.g. device memory) or only fall (``-1``, e.g. batch size),
+        by name; needs DataFrame input with these columns. It carries what a
+        log shows near the limit to configurations nobody tried.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes_,)
+        The class labels seen in ``fit``.
+    booster_ : lightgbm.Booster or None
+        The fitted model; ``None`` when ``fit`` saw a single class (every
+        prediction is then that class).
+    evidence_ : list of set of tuple
+        For each tuple of ``evidence_columns``, the value tuples seen with
+        the fitting class (``True`` or ``"ok"``) in ``fit``.
+    categories_ : list of length n_features_in_
+        For each feature, ``None`` (numeric) or the categories learned in
+        ``fit``; a category not in the list is treated as missing.
+    n_features_in_ : int
+        Number of features seen in ``fit``.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of the features seen in ``fit``, when ``X`` had string column names.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> memory_gb = rng.choice([16.0, 40.0, 80.0], size=400)
+    >>> needed_gb = rng.uniform(1, 100, size=400)
+    >>> fits = needed_gb < memory_gb
+    >>> X = np.c_[memory_gb, needed_gb]
+    >>> clf = FeasibilityClassifier(n_estimators=30, random_state=0).fit(X, fits)
+    >>> clf.predict([[80.0, 10.0], [16.0, 90.0]])
+    array([ True, False])
+    """
+
+    _parameter_constraints: dict = {
+        "n_estimators": [Interval(Integral, 1, None, closed="left")],
+        "learning_rate": [Interval(Real, 0, None, closed="neither")],
+        "num_leaves": [Interval(Integral, 2, None, closed="left")],
+        "min_child_samples": [Interval(Integral, 1, None, closed="left")],
+        "n_jobs": [Integral, None],
+        "random_state": ["random_state"],
+        "evidence_columns": [list, None],
+        "monotone": [dict, None],
+    }
+
+    def __init__(self, *, n_estimators=100, learning_rate=0.1, num_leaves=31,
+                 min_child_samples=10, n_jobs=None, random_state=None, evidence_columns=None,
+                 monotone=None):
+        self.n_estimators = n_estimators
+        self.learning_rate = learning_rate
+        self.num_leaves = num_leaves
+        self.min_child_samples = min_child_samples
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+        self.evidence_columns = evidence_columns
+        self.monotone = monotone
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True
+        tags.input_tags.categorical = True
+        tags.input_tags.string = True
+        return tags
+
+    def _validate_X(self, X, *, reset):
+        """Validate ``X`` and encode its category columns as float codes (NaN: unseen)."""
+        if isinstance(X, pd.DataFrame):
+            validate_data(self, X, reset=reset, skip_check_array=True)
+            if reset:
+                self.categories_ = [
+                    _learn_categories(X.iloc[:, j]) if _is_categorical(X.iloc[:, j]) else None
+                    for j in range(X.shape[1])
+                ]
+            return check_array(_encode_frame(X, self.categories_), dtype=np.float64,
+                               ensure_all_finite="allow-nan", estimator=self)
+        X = validate_data(self, X, reset=reset, dtype=np.float64, ensure_all_finite="allow-nan")
+        if reset:
+            self.categories_ = [None] * X.shape[1]
+        return X
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y, sample_weight=None):
+        """Fit the classifier.
+
+        Parameters
+        ----------
+        X : {array-like, DataFrame} of shape (n_samples, n_features)
+            Features; NaN means missing.
+        y : array-like of shape (n_samples,)
+            Class labels, e.g. ``True`` where the attempt fitted.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative row weights.
+
+        Returns
+        -------
+        self : FeasibilityClassifier
+        """
+        import lightgbm as lgb
+
+        evidence_keys = self._evidence_keys(X)
+        X = self._validate_X(X, reset=True)
+        if y is None:
+            raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None.")
+        y = column_or_1d(check_array(y, ensure_2d=False, dtype=None, input_name="y"), warn=True)
+        if len(y) != len(X):
+            raise ValueError(f"X has {len(X)} rows but y has {len(y)}")
+        check_classification_targets(y)
+        encoder = LabelEncoder().fit(y)
+        self.classes_ = encoder.classes_
+        fitted = _fitting_class(self.classes_.tolist())
+        self.evidence_ = [
+            set() if fitted is None else set(zip(*(column[y == fitted] for column in key),
+                                                 strict=True))
+            for key in evidence_keys
+        ]
+        if sample_weight is not None:
+            sample_weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
+        if len(self.classes_) == 1:
+            self.booster_ = None  # one class seen: every prediction is that class
+            return self
+        codes = encoder.transform(y)
+        binary = len(self.classes_) == 2
+        params = {
+            "objective": "binary" if binary else "multiclass",
+            "num_class": 1 if binary else len(self.classes_),
+            "learning_rate": float(self.learning_rate),
+            "num_leaves": int(self.num_leaves),
+            "min_data_in_leaf": int(self.min_child_samples),
+            "min_data_per_group": int(self.min_child_samples),
+            "num_threads": 1 if self.n_jobs is None else int(effective_n_jobs(self.n_jobs)),
+            "seed": int(check_random_state(self.random_state).randint(np.iinfo(np.int32).max)),
+            "deterministic": True,
+            "verbose": -1,
+        }
+        if self.monotone:
+            params["monotone_constraints"] = self._monotone_constraints(X.shape[1])
+        categorical = [j for j, c in enumerate(self.categories_) if c is not None]
+        dataset = lgb.Dataset(X, codes, weight=sample_weight, categorical_feature=categorical,
+                              free_raw_data=True, params={"verbose": -1})
+        self.booster_ = lgb.train(params, dataset, num_boost_round=int(self.n_estimators))
+        return self
+
+    def predict_proba(self, X):
+        """Probability of each class, shape ``(n_samples, n_classes_)``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> X = np.arange(60.0).reshape(-1, 1)
+        >>> clf = FeasibilityClassifier(n_estimators=10, random_state=0).fit(X, X[:, 0] < 30)
+        >>> clf.predict_proba(X[:2]).shape
+        (2, 2)
+        """
+        check_is_fitted(self)
+        X = self._validate_X(X, reset=False)
+        if self.booster_ is None:
+            return np.ones((len(X), 1))
+        raw = self.booster_.predict(X, num_threads=1 if self.n_jobs is None
+                                    else int(effective_n_jobs(self.n_jobs)))
+        if raw.ndim == 1:
+            return np.column_stack([1.0 - raw, raw])
+        return raw
+
+    def predict(self, X):
+        """The most probable class of each row, shape ``(n_samples,)``."""
+        proba = self.predict_proba(X)
+        return self.classes_[np.argmax(proba, axis=1)]
+
+    def fit_probability(self, X):
+        """Probability that each row fits: that of the class ``True`` (or ``"ok"``).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> X = np.arange(60.0).reshape(-1, 1)
+        >>> clf = FeasibilityClassifier(n_estimators=10, random_state=0).fit(X, X[:, 0] < 30)
+        >>> bool(clf.fit_probability([[0.0]])[0] > 0.5)
+        True
+        """
+        check_is_fitted(self)
+        proba = self.predict_proba(X)
+        labels = self.classes_.tolist()
+        fitted = _fitting_class(labels)
+        if fitted is None:
+            if not all(c is False or c == "oom" for c in labels):
+                raise ValueError(
+                    f"fit_probability needs the class True (or 'ok') among classes_ {labels}"
+                )
+            return np.zeros(len(proba))  # only failures were seen
+        probability = proba[:, labels.index(fitted)].copy()
+        for seen, key in zip(self.evidence_, self._evidence_keys(X), strict=True):
+            untried = np.array([pair not in seen for pair in zip(*key, strict=True)], dtype=bool)
+            probability[untried] = 0.0
+        return probability
+
+    def _monotone_constraints(self, n_features):
+        """``monotone`` as LightGBM's per-feature list, checked against the fitted names."""
+        names = [str(n) for n in getattr(self, "feature_names_in_", [])]
+        unknown = sorted(set(self.monotone) - set(names))
+        if unknown:
+            raise ValueError(f"monotone names feature(s) {unknown} that X does not have")
+        bad = {k: v for k, v in self.monotone.items() if v not in (-1, 0, 1)}
+        if bad:
+            raise ValueError(f"monotone values must be -1, 0 or 1, got {bad}")
+        return [int(self.monotone.get(name, 0)) for name in names] or [0] * n_features
+
+    def _evidence_keys(self, X):
+        """Each ``evidence_columns`` tuple's columns of ``X``, as arrays of text."""
+        if not self.evidence_columns:
+            return []
+        if not isinstance(X, pd.DataFrame):
+            raise TypeError(
+                f"evidence_columns={self.evidence_columns!r} needs X as a DataFrame, "
+                f"got {type(X).__name__}"
+            )
+        missing = sorted({c for key in self.evidence_columns for c in key} - set(X.columns))
+        if missing:
+            raise ValueError(f"X lacks the evidence column(s) {missing}")
+        return [[X[c].astype(str).to_numpy(dtype=object) for c in key]
+                for key in self.evidence_columns]
+
+
+def _fitting_class(labels):
+    """The label that means "it fitted": ``True`` or ``"ok"``, or None."""
+    for fitted in (True, "ok"):
+        if any(c == fitted and type(c) is type(fitted) for c in labels):
+            return fitted
+    return None

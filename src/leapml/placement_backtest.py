@@ -1,0 +1,304 @@
+"""Backtest of placements a scheduler would act on: learned feasibility, failed launches.
+
+:func:`leapml.backtest.nightly` ranks with the simulator's true feasibility,
+which no scheduler has. :func:`placement_backtest` replays the same nightly
+schedule, but each night also fits a feasibility model on the window's ``ok``
+and ``oom`` attempts (:func:`~leapml.placement.fit_feasibility`) and ranks
+with it, as :func:`~leapml.placement.place` does.
+
+The rule for a pick: a job placed on a type where it cannot run (the truth
+says infeasible) is a failed launch and counts as regret 1 (100%); so does a
+job left without any rankable candidate. Otherwise the regret is
+``1 - (true throughput per cost of the pick) / (best true throughput per
+cost among the feasible types)``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from sklearn.base import clone
+
+from .features import build_features, candidate_rows
+from .placement import fit_feasibility, history_groups, same_families
+from .ranking import OBJECTIVES, rank_candidates
+from .schema import validate_attempts, validate_hardware
+
+__all__ = ["PlacementBacktest", "placement_backtest"]
+
+_DAY = pd.Timedelta(days=1)
+
+
+@dataclass
+class PlacementBacktest:
+    """What :func:`placement_backtest` measured.
+
+    Attributes
+    ----------
+    picks : DataFrame
+        One row per (night, job, policy, feasibility source): ``picked``
+        type, ``infeasible`` (the truth says it cannot run there, or no
+        candidate was rankable) and ``regret`` (1 for an infeasible pick).
+        ``feasibility`` is ``"learned"``, ``"none"`` (every type taken to
+        fit) or ``"true"`` (the simulator's answer, a bound no scheduler has).
+        ``objective`` is the ranking objective (every one of
+        :data:`~leapml.ranking.OBJECTIVES` for a calibrated model with
+        learned feasibility; ``"throughput_per_cost"`` otherwise).
+    feasibility_scores : DataFrame
+        Per night, the learned feasibility model against the truth on every
+        candidate: ``precision`` and ``recall`` of "fits", ``recall_infeasible``
+        (share of infeasible candidates it kept out) and the counts.
+    intervals : DataFrame
+        Per night, policy and slice of the next day's completed attempts
+        (``all``, ``job_new``, ``job_seen_before``, ``job_new_on_type``, ``decile_01`` ...
+        ``decile_10`` of measured throughput, and ``held_out_hardware``):
+        ``attempts``, ``coverage`` (share inside the interval) and
+        ``median_width`` (high / low).
+    """
+
+    picks: pd.DataFrame
+    feasibility_scores: pd.DataFrame
+    intervals: pd.DataFrame | None = None
+
+    def summary(self) -> pd.DataFrame:
+        """Mean and p90 regret and the infeasible-pick rate per policy and feasibility source.
+
+        Examples
+        --------
+        >>> picks = pd.DataFrame({"policy": ["leap"] * 2, "feasibility": ["learned"] * 2,
+        ...                       "objective": ["throughput_per_cost"] * 2,
+        ...                       "regret": [0.0, 1.0], "infeasible": [False, True]})
+        >>> PlacementBacktest(picks, pd.DataFrame()).summary()["infeasible_pick_rate"].tolist()
+        [0.5]
+        """
+        grouped = self.picks.groupby(["policy", "feasibility", "objective"], sort=True)
+        return pd.DataFrame({
+            "jobs": grouped.size(),
+            "mean_regret": grouped["regret"].mean(),
+            "p90_regret": grouped["regret"].quantile(0.9),
+            "infeasible_pick_rate": grouped["infeasible"].mean(),
+        }).reset_index()
+
+
+def placement_backtest(
+    attempts: pd.DataFrame,
+    hardware: pd.DataFrame,
+    *,
+    oracle: Callable[[pd.DataFrame, list], pd.DataFrame],
+    models: Mapping[str, object],
+    feasibility=None,
+    window_days: int = 30,
+    nights: int = 3,
+    jobs_per_night: int = 300,
+    min_fit_probability: float = 0.5,
+    coverage: float = 0.8,
+    held_out_hardware: str | None = None,
+    random_state: int = 0,
+) -> PlacementBacktest:
+    """Replay nightly placement with a feasibility model learned from the log.
+
+    Parameters
+    ----------
+    attempts, hardware : DataFrame
+        The attempt log and the hardware catalog.
+    oracle : callable
+        ``oracle(jobs, hardware_types)`` giving ``expected_throughput`` and
+        ``feasible`` per (job, type), such as
+        :meth:`leapml.fleet.Fleet.expected_throughput`; read only to score.
+    models : mapping of str to estimator
+        Throughput models (policies), unfitted; each is cloned and fitted
+        every night on the window's completed attempts. A model with a
+        ``calibrate`` method (:class:`~leapml.LeapRegressor`) is fitted on
+        all but the window's last day and calibrated on that day (new jobs
+        apart), and ranked with every objective.
+    feasibility : classifier, optional
+        Unfitted feasibility model for :func:`~leapml.placement.fit_feasibility`
+        (its default when None).
+    window_days : int, default=30
+        Days of attempts each night trains on.
+    nights : int, default=3
+        Consecutive nights to score, from the log's first day plus ``window_days``.
+    jobs_per_night : int, default=300
+        Jobs of the next day placed each night (a seeded sample).
+    min_fit_probability : float, default=0.5
+        Threshold of :func:`~leapml.rank_candidates`.
+    coverage : float, default=0.8
+        Coverage of the prediction intervals.
+    held_out_hardware : str, optional
+        A hardware type whose attempts no model (throughput or feasibility)
+        trains or calibrates on and no feature reads, as if it had just
+        arrived; it stays a candidate, and its next-day attempts form the
+        interval slice ``held_out_hardware``.
+    random_state : int, default=0
+        Seed of the job sample.
+
+    Returns
+    -------
+    PlacementBacktest
+
+    Examples
+    --------
+    >>> from leapml.fleet import simulate
+    >>> from leapml import LeapRegressor
+    >>> from leapml.feasibility import FeasibilityClassifier
+    >>> fleet = simulate("tiny", days=6, seed=0)
+    >>> result = placement_backtest(
+    ...     fleet.attempts, fleet.hardware, oracle=fleet.expected_throughput,
+    ...     models={"leap": LeapRegressor(n_estimators=5, random_state=0)},
+    ...     feasibility=FeasibilityClassifier(n_estimators=5, random_state=0),
+    ...     window_days=4, nights=1, jobs_per_night=20)
+    >>> sorted(set(result.summary()["feasibility"]))
+    ['learned', 'none', 'true']
+    >>> sorted(result.summary().query("feasibility == 'learned'")["objective"])
+    ['expected_utility', 'lower_quantile_per_cost', 'throughput_per_cost']
+    """
+    if window_days < 1 or nights < 1 or jobs_per_night < 1:
+        raise ValueError("window_days, nights and jobs_per_night must be >= 1, got "
+                         f"{window_days}, {nights} and {jobs_per_night}")
+    validate_attempts(attempts, validate_hardware(hardware))
+    if not models:
+        raise ValueError("models is empty: give at least one throughput model")
+    attempts = attempts.reset_index(drop=True)
+    history = attempts
+    if held_out_hardware is not None:
+        # the type has just arrived: no feature reads a run on it either
+        history = attempts[(attempts["hardware_type"].astype(str) != held_out_hardware).to_numpy()]
+    features = build_features(attempts, hardware, history=history)
+    first = attempts["submit_time"].dt.floor("D").min() + window_days * _DAY
+    picks, scores, intervals = [], [], []
+    for i in range(nights):
+        night = first + i * _DAY
+        result = _night(attempts, history, hardware, features, night, oracle=oracle, models=models,
+                        feasibility=feasibility, window_days=window_days,
+                        jobs_per_night=jobs_per_night, min_fit_probability=min_fit_probability,
+                        coverage=coverage, held_out=held_out_hardware, seed=random_state + i)
+        if result is not None:
+            picks.append(result[0])
+            scores.append(result[1])
+            intervals.append(result[2])
+    if not picks:
+        raise ValueError("no night had both a training window and jobs to place")
+    return PlacementBacktest(pd.concat(picks, ignore_index=True), pd.DataFrame(scores),
+                             pd.concat(intervals, ignore_index=True))
+
+
+def _night(attempts, history, hardware, features, night, *, oracle, models, feasibility,
+           window_days, jobs_per_night, min_fit_probability, coverage, held_out, seed):
+    """One night: fit the models and the feasibility model, place the next day's jobs."""
+    t = attempts["submit_time"]
+    status = attempts["status"].astype(str)
+    in_window = ((t >= night - window_days * _DAY) & (t < night)).to_numpy()
+    if held_out is not None:
+        in_window = in_window & (attempts["hardware_type"].astype(str) != held_out).to_numpy()
+    ok = in_window & (status == "ok").to_numpy()
+    tomorrow = ((t >= night) & (t < night + _DAY)).to_numpy()
+    if not ok.any() or not tomorrow.any():
+        return None
+    jobs = attempts[tomorrow].drop_duplicates("job_id")
+    if len(jobs) > jobs_per_night:
+        jobs = jobs.sample(jobs_per_night, random_state=seed)
+    classifier = fit_feasibility(attempts[in_window], hardware, window_days=window_days,
+                                 until=night, model=feasibility)
+    candidates, truth = _candidates(attempts, hardware, jobs, night, oracle)
+    X = build_features(candidates, hardware, history=same_families(history, candidates))
+    learned = classifier.fit_probability(X[list(classifier.feature_names_in_)])
+    sources = {"learned": learned, "none": np.full(len(X), np.nan),
+               "true": truth["feasible"].to_numpy(float)}
+    scored = tomorrow & (status == "ok").to_numpy()
+    frames, intervals = [], []
+    for name, model in models.items():
+        fitted = _fitted(model, features, attempts, ok, night)
+        frame = truth.assign(predicted_throughput=np.asarray(fitted.predict(X), dtype=float))
+        calibrated = hasattr(fitted, "calibration_")
+        if calibrated:
+            interval = fitted.predict_interval(X, coverage=coverage, groups=history_groups(X))
+            frame = frame.assign(throughput_low=interval[:, 0])
+            intervals.append(_interval_scores(fitted, features[scored], attempts[scored],
+                                              coverage, held_out).assign(night=night, policy=name))
+        for source, probability in sources.items():
+            objectives = OBJECTIVES if calibrated and source == "learned" else OBJECTIVES[:1]
+            for objective in objectives:
+                picked = _scored_picks(frame.assign(fit_probability=probability), hardware,
+                                       min_fit_probability, objective)
+                frames.append(picked.assign(night=night, policy=name, feasibility=source,
+                                            objective=objective))
+    scores = _feasibility_scores(night, learned >= min_fit_probability, truth)
+    return pd.concat(frames, ignore_index=True), scores, pd.concat(intervals or [pd.DataFrame()])
+
+
+def _fitted(model, features, attempts, ok, night):
+    """The model fitted on the window; one that calibrates holds its last day back for that."""
+    y = attempts["throughput"].to_numpy(float)
+    if not hasattr(model, "calibrate"):
+        return clone(model).fit(features[ok], y[ok])
+    last_day = ok & (attempts["submit_time"] >= night - _DAY).to_numpy()
+    fitted = clone(model).fit(features[ok & ~last_day], y[ok & ~last_day])
+    return fitted.calibrate(features[last_day], y[last_day],
+                            groups=history_groups(features[last_day]))
+
+
+def _interval_scores(model, X, scored, coverage, held_out) -> pd.DataFrame:
+    """Coverage and median width (high / low) of the intervals on the next day's attempts."""
+    y = scored["throughput"].to_numpy(float)
+    interval = model.predict_interval(X, coverage=coverage, groups=history_groups(X))
+    inside = (interval[:, 0] <= y) & (y <= interval[:, 1])
+    width = interval[:, 1] / interval[:, 0]
+    groups = history_groups(X)
+    slices = {"all": np.ones(len(y), dtype=bool), "job_new": groups == "new",
+              "job_seen_before": groups != "new", "job_new_on_type": groups == "new_on_type"}
+    decile = np.ceil(pd.Series(y).rank(method="first").to_numpy() * 10 / max(len(y), 1))
+    slices.update({f"decile_{d:02d}": decile == d for d in range(1, 11)})
+    if held_out is not None:
+        slices["held_out_hardware"] = (scored["hardware_type"].astype(str) == held_out).to_numpy()
+    return pd.DataFrame([{"slice": name, "attempts": int(mask.sum()),
+                          "coverage": float(inside[mask].mean()),
+                          "median_width": float(np.median(width[mask]))}
+                         for name, mask in slices.items() if mask.any()])
+
+
+def _candidates(attempts, hardware, jobs, night, oracle):
+    """Candidate rows of every type introduced by ``night``, and the truth on them."""
+    available = hardware.loc[hardware["introduced"] <= night, "hardware_type"].astype(str).tolist()
+    candidates = candidate_rows(jobs, available, at=jobs["submit_time"])
+    truth = oracle(jobs, available)[["job_id", "hardware_type", "expected_throughput", "feasible"]]
+    base = candidates[["job_id", "hardware_type", "trainer_count"]].assign(
+        hardware_type=candidates["hardware_type"].astype(str))
+    truth = base.merge(truth.assign(hardware_type=truth["hardware_type"].astype(str)),
+                       on=["job_id", "hardware_type"], how="left", validate="one_to_one")
+    truth["feasible"] = truth["feasible"].fillna(False).astype(bool)
+    return candidates, truth
+
+
+def _scored_picks(frame, hardware, min_fit_probability, objective):
+    """Each job's top pick, whether it can run there, and its regret (1 for a failed launch)."""
+    cost = dict(zip(hardware["hardware_type"].astype(str), hardware["cost_per_device_hour"],
+                    strict=True))
+    true_per_cost = frame["expected_throughput"] / (frame["hardware_type"].map(cost)
+                                                    * frame["trainer_count"])
+    best = true_per_cost.where(frame["feasible"]).groupby(frame["job_id"]).max()
+    ranked = rank_candidates(frame.assign(true_per_cost=true_per_cost), cost=cost, top_k=1,
+                             min_fit_probability=min_fit_probability, objective=objective)
+    ranked = ranked[ranked["job_id"].isin(best.dropna().index)]
+    failed = ~ranked["feasible"].to_numpy() | ~ranked["rankable"].to_numpy()
+    ratio = ranked["true_per_cost"].to_numpy(float) / best.reindex(ranked["job_id"]).to_numpy()
+    regret = np.where(failed, 1.0, np.clip(1.0 - np.nan_to_num(ratio), 0.0, 1.0))
+    return pd.DataFrame({"job_id": ranked["job_id"].to_numpy(),
+                         "picked": ranked["hardware_type"].to_numpy(),
+                         "infeasible": failed, "regret": regret})
+
+
+def _feasibility_scores(night, predicted, truth) -> dict:
+    """Precision and recall of the learned "fits" against the truth, on every candidate."""
+    actual = truth["feasible"].to_numpy(bool)
+    hits = int((predicted & actual).sum())
+    return {
+        "night": night,
+        "candidates": len(actual),
+        "infeasible_share": float(1 - actual.mean()),
+        "precision": hits / max(int(predicted.sum()), 1),
+        "recall": hits / max(int(actual.sum()), 1),
+        "recall_infeasible": float((~predicted & ~actual).sum() / max(int((~actual).sum()), 1)),
+    }

@@ -1,0 +1,127 @@
+"""The feasibility model: learned from ok vs oom, used by place(), saved with the model."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from test_features import make_catalog, make_log
+
+from leapml import LeapRegressor
+from leapml.feasibility import FeasibilityClassifier
+from leapml.features import build_features
+from leapml.io import load_feasibility, save
+from leapml.placement import FEASIBILITY_FEATURES, fit_feasibility, fit_window, place
+from leapml.schema import LAUNCH_COLUMNS
+
+SMALL_MEMORY_GB = 64  # the catalog's V100 (32 GB, the cheapest type) is the only one below
+
+
+def _log(seed):
+    """A log where batch-256 jobs run out of memory below 64 GB and every type is as fast.
+
+    By throughput per cost the cheapest type, the V100, would then win every job.
+    """
+    catalog = make_catalog(5)
+    log = make_log(seed, 1200, n_jobs=120, catalog=catalog)
+    memory = log["hardware_type"].astype(str).map(catalog.set_index("hardware_type")["memory_gb"])
+    oom = (log["batch_size"] >= 256).to_numpy() & (memory < SMALL_MEMORY_GB).to_numpy()
+    status = np.where(oom, "oom", "ok")
+    log["status"] = pd.Categorical(status, categories=log["status"].cat.categories)
+    rng = np.random.default_rng(seed)
+    log["throughput"] = np.where(status == "ok", 100.0 * np.exp(rng.normal(0, 0.02, len(log))),
+                                 np.nan)
+    return log, catalog
+
+
+def _models(log, catalog):
+    model = fit_window(log, catalog, window_days=400,
+                       model=LeapRegressor(n_bins=2, n_estimators=10, random_state=0))
+    feasibility = fit_feasibility(log, catalog, window_days=400)
+    return model, feasibility
+
+
+def _big_jobs(log):
+    jobs = log.loc[log["batch_size"] >= 256, ["job_id", *LAUNCH_COLUMNS]]
+    return jobs.drop_duplicates("job_id")
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_a_job_too_large_for_small_memory_is_never_ranked_first_there(seed):
+    log, catalog = _log(seed)
+    model, feasibility = _models(log, catalog)
+    jobs = _big_jobs(log)
+    assert len(jobs) > 3
+    blind = place(model, jobs, catalog, history=log, top_k=1)
+    # without the feasibility model the cheapest type wins, though the jobs cannot run there
+    assert (blind["hardware_type"] == "V100").mean() > 0.5
+    ranked = place(model, jobs, catalog, history=log, feasibility=feasibility)
+    first = ranked[ranked["rank"] == 1]
+    assert not (first["hardware_type"] == "V100").any()
+    on_v100 = ranked[ranked["hardware_type"] == "V100"]
+    assert not on_v100["rankable"].any()
+    assert (on_v100["reason"] == "fit probability below threshold").all()
+    assert (on_v100["fit_probability"] < 0.5).all()
+
+
+def test_small_jobs_still_fit_on_small_memory():
+    log, catalog = _log(0)
+    _, feasibility = _models(log, catalog)
+    X = build_features(log, catalog)[FEASIBILITY_FEATURES]
+    small = (log["batch_size"] <= 8).to_numpy() & (log["hardware_type"] == "V100").to_numpy()
+    assert small.any()
+    assert np.median(feasibility.fit_probability(X[small])) > 0.5
+
+
+def test_known_feasibility_replaces_the_learned_one():
+    log, catalog = _log(0)
+    model, _ = _models(log, catalog)
+    jobs = _big_jobs(log).head(2)
+    types = catalog["hardware_type"].tolist()
+    known = pd.DataFrame([(j, h, h == "H100") for j in jobs["job_id"] for h in types],
+                         columns=["job_id", "hardware_type", "feasible"])
+    ranked = place(model, jobs, catalog, history=log, feasibility=known)
+    first = ranked[ranked["rank"] == 1]
+    assert (first["hardware_type"] == "H100").all()
+    assert ranked.loc[ranked["hardware_type"] != "H100", "rankable"].eq(False).all()
+    with pytest.raises(ValueError, match="no answer for 5 candidate"):
+        place(model, jobs, catalog, history=log, feasibility=known.iloc[5:])
+    with pytest.raises(ValueError, match="must be boolean"):
+        place(model, jobs, catalog, history=log, feasibility=known.assign(feasible="yes"))
+    with pytest.raises(TypeError, match="fit_probability"):
+        place(model, jobs, catalog, history=log, feasibility="learned")
+
+
+def test_untried_family_on_a_type_gets_no_chance():
+    log, catalog = _log(0)
+    # the llm family never ran on the MI250X
+    keep = ~((log["model_family"] == "llm") & (log["hardware_type"] == "MI250X")).to_numpy()
+    _, feasibility = _models(log[keep], catalog)
+    model, _ = _models(log, catalog)
+    jobs = log.loc[log["model_family"] == "llm", ["job_id", *LAUNCH_COLUMNS]].drop_duplicates("job_id")
+    ranked = place(model, jobs.head(3), catalog, history=log[keep], feasibility=feasibility)
+    assert (ranked.loc[ranked["hardware_type"] == "MI250X", "fit_probability"] == 0).all()
+
+
+def test_feasibility_travels_in_the_model_file(tmp_path):
+    log, catalog = _log(0)
+    model, feasibility = _models(log, catalog)
+    path = save(model, tmp_path / "model.leap", feasibility=feasibility)
+    again = load_feasibility(path)
+    X = build_features(log, catalog)[FEASIBILITY_FEATURES]
+    np.testing.assert_array_equal(again.fit_probability(X), feasibility.fit_probability(X))
+    assert again.get_params() == feasibility.get_params()
+    assert load_feasibility(save(model, tmp_path / "bare.leap")) is None
+
+
+def test_min_fit_probability_is_checked():
+    log, catalog = _log(0)
+    model, feasibility = _models(log, catalog)
+    with pytest.raises(ValueError, match="min_fit_probability"):
+        place(model, _big_jobs(log).head(1), catalog, history=log, feasibility=feasibility,
+              min_fit_probability=1.5)
+
+
+def test_evidence_columns_need_a_frame():
+    with pytest.raises(TypeError, match="DataFrame"):
+        FeasibilityClassifier(evidence_columns=[("a", "b")]).fit(np.zeros((4, 2)), [1, 0, 1, 0])

@@ -1,0 +1,115 @@
+"""Prediction intervals (Mondrian conformal per bin and group) and risk-aware objectives."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.exceptions import NotFittedError
+
+from leapml import LeapRegressor, rank_candidates
+from leapml.io import load, save
+
+
+def _data(n, seed):
+    """Throughput whose noise is four times larger on rows of new jobs."""
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(size=(n, 2))
+    new = rng.uniform(size=n) < 0.3
+    noise = rng.normal(0, np.where(new, 0.4, 0.1))
+    y = np.exp(4 * X[:, 0] + X[:, 1] + noise)
+    return X, y, np.where(new, "new", "seen")
+
+
+@pytest.fixture(scope="module")
+def calibrated():
+    X, y, groups = _data(1200, 0)
+    model = LeapRegressor(n_bins=3, n_estimators=30, random_state=0).fit(X[:600], y[:600])
+    return model.calibrate(X[600:], y[600:], groups=groups[600:])
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_intervals_widen_for_new_jobs_and_hold_their_coverage(calibrated, seed):
+    X, y, groups = _data(3000, seed)
+    interval = calibrated.predict_interval(X, coverage=0.8, groups=groups)
+    width = np.log(interval[:, 1] / interval[:, 0])
+    new = groups == "new"
+    assert np.median(width[new]) > 2 * np.median(width[~new])
+    inside = (interval[:, 0] <= y) & (y <= interval[:, 1])
+    for mask in (new, ~new, np.ones_like(new)):
+        assert abs(inside[mask].mean() - 0.8) < 0.07
+    # without groups both kinds of job share one width: the new jobs' coverage falls
+    pooled = calibrated.predict_interval(X, coverage=0.8)
+    inside = (pooled[:, 0] <= y) & (y <= pooled[:, 1])
+    assert inside[new].mean() < 0.75
+
+
+def test_higher_coverage_gives_wider_intervals(calibrated):
+    X, _, groups = _data(200, 4)
+    narrow = calibrated.predict_interval(X, coverage=0.5, groups=groups)
+    wide = calibrated.predict_interval(X, coverage=0.95, groups=groups)
+    predicted = calibrated.predict(X)
+    assert (wide[:, 0] <= narrow[:, 0]).all() and (narrow[:, 1] <= wide[:, 1]).all()
+    assert (narrow[:, 0] <= predicted).all() and (predicted <= narrow[:, 1]).all()
+
+
+def test_an_uncalibrated_model_has_no_intervals():
+    X, y, _ = _data(200, 0)
+    model = LeapRegressor(n_bins=2, n_estimators=5, random_state=0).fit(X, y)
+    with pytest.raises(NotFittedError):
+        model.predict_interval(X)
+
+
+def test_bad_coverage_and_groups_are_refused(calibrated):
+    X, _, _ = _data(10, 0)
+    with pytest.raises(ValueError, match="coverage"):
+        calibrated.predict_interval(X, coverage=80)
+    with pytest.raises(ValueError, match="groups has 3 labels for 10 rows"):
+        calibrated.predict_interval(X, groups=["new"] * 3)
+
+
+def test_calibration_travels_in_the_model_file(calibrated, tmp_path):
+    X, _, groups = _data(50, 5)
+    again = load(save(calibrated, tmp_path / "model.leap"))
+    np.testing.assert_array_equal(again.predict_interval(X, groups=groups),
+                                  calibrated.predict_interval(X, groups=groups))
+
+
+def _candidates():
+    # "steady": 100 samples/s, narrow interval; "gamble": 120, but it may be 30;
+    # "tight": 150 and narrow, but it barely fits
+    return pd.DataFrame({
+        "job_id": [1, 1, 1],
+        "hardware_type": ["steady", "gamble", "tight"],
+        "predicted_throughput": [100.0, 120.0, 150.0],
+        "throughput_low": [90.0, 30.0, 140.0],
+        "fit_probability": [0.99, 0.99, 0.55],
+    })
+
+
+@pytest.mark.parametrize("objective, first", [
+    ("throughput_per_cost", "tight"),
+    ("lower_quantile_per_cost", "tight"),
+    ("expected_utility", "steady"),
+])
+def test_each_objective_orders_by_what_it_says(objective, first):
+    ranked = rank_candidates(_candidates(), cost={"steady": 1.0, "gamble": 1.0, "tight": 1.0},
+                             objective=objective)
+    assert ranked["hardware_type"].iloc[0] == first
+    assert ranked["score"].is_monotonic_decreasing
+
+
+def test_the_lower_quantile_passes_over_a_wide_interval():
+    frame = _candidates().iloc[:2]
+    ranked = rank_candidates(frame, cost={"steady": 1.0, "gamble": 1.0},
+                             objective="lower_quantile_per_cost")
+    assert ranked["hardware_type"].tolist() == ["steady", "gamble"]
+
+
+def test_objectives_name_what_they_lack():
+    frame = _candidates().drop(columns="throughput_low")
+    with pytest.raises(ValueError, match="throughput_low"):
+        rank_candidates(frame, cost={"steady": 1, "gamble": 1, "tight": 1},
+                        objective="expected_utility")
+    with pytest.raises(ValueError, match="objective must be one of"):
+        rank_candidates(frame, cost={"steady": 1, "gamble": 1, "tight": 1}, objective="best")

@@ -1,0 +1,51 @@
+"""placement_backtest: learned feasibility, failed launches, objectives, held-out hardware."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from leapml import LeapRegressor
+from leapml.feasibility import FeasibilityClassifier
+from leapml.placement import EVIDENCE_COLUMNS
+from leapml.placement_backtest import placement_backtest
+
+
+@pytest.fixture(scope="module")
+def held_out_result(tiny_fleet):
+    counts = tiny_fleet.attempts["hardware_type"].astype(str).value_counts()
+    held_out = counts.index[0]
+    result = placement_backtest(
+        tiny_fleet.attempts, tiny_fleet.hardware, oracle=tiny_fleet.expected_throughput,
+        models={"leap": LeapRegressor(n_estimators=8, random_state=0)},
+        feasibility=FeasibilityClassifier(n_estimators=10, random_state=0,
+                                          evidence_columns=list(EVIDENCE_COLUMNS)),
+        window_days=5, nights=2, jobs_per_night=40, held_out_hardware=held_out,
+    )
+    return result, held_out
+
+
+def test_an_infeasible_pick_counts_as_a_failed_launch(held_out_result):
+    picks = held_out_result[0].picks
+    assert (picks.loc[picks["infeasible"], "regret"] == 1.0).all()
+    assert picks["regret"].between(0, 1).all()
+    # true feasibility never picks where a job cannot run
+    true = picks[picks["feasibility"] == "true"]
+    assert not true["infeasible"].any()
+
+
+def test_a_type_no_model_trained_on_is_never_picked_with_learned_feasibility(held_out_result):
+    result, held_out = held_out_result
+    learned = result.picks[result.picks["feasibility"] == "learned"]
+    assert not (learned["picked"] == held_out).any()
+    assert "held_out_hardware" in set(result.intervals["slice"])
+
+
+def test_every_objective_is_scored_and_summarised(held_out_result):
+    summary = held_out_result[0].summary()
+    learned = summary[summary["feasibility"] == "learned"]
+    assert set(learned["objective"]) == {"throughput_per_cost", "lower_quantile_per_cost",
+                                         "expected_utility"}
+    assert np.isfinite(summary["mean_regret"]).all()
+    scores = held_out_result[0].feasibility_scores
+    assert scores[["precision", "recall", "recall_infeasible"]].stack().between(0, 1).all()
