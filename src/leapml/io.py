@@ -549,10 +549,16 @@ def _model_from_members(members):
         _expect(0 <= model.classifier_.value < model.n_bins_, "the router names a bin out of range")
     calibration = metadata.get("calibration_")
     if calibration is not None:
-        _expect(isinstance(calibration, dict)
-                and all(isinstance(v, list) and all(isinstance(x, (int, float)) for x in v)
-                        for v in calibration.values()),
-                "calibration_ is not an object of lists of numbers")
+        _expect(isinstance(calibration, dict) and set(calibration) == {"residuals", "bins", "groups"}
+                and all(isinstance(v, list) for v in calibration.values())
+                and len({len(v) for v in calibration.values()}) == 1,
+                "calibration_ is not residuals, bins and groups of one length")
+        _expect(all(isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+                    for x in calibration["residuals"]), "calibration residuals are not numbers")
+        _expect(all(isinstance(b, int) and 0 <= b < model.n_bins_ for b in calibration["bins"]),
+                "calibration bins are not bins of the model")
+        _expect(all(isinstance(g, str) for g in calibration["groups"]),
+                "calibration groups are not text")
         model.calibration_ = dict(calibration)
     return model
 
