@@ -9,12 +9,18 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 import warnings
 from pathlib import Path
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from . import __version__
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+# pandas, scikit-learn and LightGBM are imported inside the subcommands that
+# need them, so that `leapml --help` and argument errors answer at once.
 
 __all__ = ["main"]
 
@@ -52,7 +58,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"leapml {__version__}")
         return 0
     try:
-        return args.run(args) or 0
+        with warnings.catch_warnings():
+            warnings.showwarning = _one_line_warning(args.command)
+            return args.run(args) or 0
     except KeyboardInterrupt:
         print("leapml: interrupted", file=sys.stderr)
         return 130
@@ -60,6 +68,16 @@ def main(argv: list[str] | None = None) -> int:
         message = " ".join(str(err).split()) or type(err).__name__
         print(f"leapml {args.command}: error: {message}", file=sys.stderr)
         return EXIT_BAD_INPUT
+
+
+def _one_line_warning(command: str):
+    """A ``warnings.showwarning`` that prints the message alone, on one line."""
+
+    def show(message, category, filename, lineno, file=None, line=None):
+        text = " ".join(str(message).split())
+        print(f"leapml {command}: warning: {text}", file=sys.stderr if file is None else file)
+
+    return show
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -70,20 +88,31 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"leapml {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    p = sub.add_parser("demo", help="simulate a fleet, backtest a few nights, write a report")
+    p = sub.add_parser("demo", help="simulate a fleet, backtest a few nights, write a report",
+                       description="Simulate a fleet, backtest a few nights and write a report. "
+                                   "The default run takes about two minutes on two cores.")
+    size = p.add_mutually_exclusive_group()
+    size.add_argument("--quick", dest="size", action="store_const", const="quick",
+                      help="a rougher run of well under a minute")
+    size.add_argument("--full", dest="size", action="store_const", const="full",
+                      help="more nights and full-size models (about ten minutes on two cores)")
+    p.set_defaults(size="standard")
     p.add_argument("--out", default="leapml-report", help="report folder (default: %(default)s)")
-    p.add_argument("--preset", default="small", help="fleet preset (default: %(default)s)")
-    p.add_argument("--nights", type=int, default=3, help="nights to score (default: %(default)s)")
-    p.add_argument("--window-days", type=int, default=30, help="training window (default: %(default)s)")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--n-estimators", type=int, default=None, help="trees per LightGBM model")
-    p.add_argument("--held-out", type=int, default=1, help="groups of each kind to hold out (0 skips)")
-    p.add_argument("--n-jobs", type=int, default=-1, help="threads per model (-1: every core)")
+    p.add_argument("--preset", help="fleet preset: tiny, small or production (default: small)")
+    p.add_argument("--nights", type=int, help="nights to score (default: 3, --quick 1, --full 7)")
+    p.add_argument("--window-days", type=int,
+                   help="days of attempts each night trains on (default: 30, --quick 14)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the fleet and the models (default: %(default)s)")
+    p.add_argument("--n-estimators", type=int,
+                   help="trees per LightGBM model (default: 50, --quick 20, --full the models' own)")
+    p.add_argument("--held-out", type=int,
+                   help="hardware types and model families to hold out (0 skips; default: 1)")
+    p.add_argument("--n-jobs", type=int, default=-1, help="threads per model (-1: every core; default: %(default)s)")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.set_defaults(run=_demo)
 
     p = sub.add_parser("simulate", help="simulate a fleet and write it as Parquet")
-    p.add_argument("--out", required=True, help="folder to write the fleet into")
+    p.add_argument("--out", required=True, help="folder to write the fleet into (created if missing)")
     _fleet_options(p)
     p.set_defaults(run=_simulate)
 
@@ -94,13 +123,14 @@ def _parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("fit", help="fit a model on an attempt log and save it")
     _log_options(p)
-    p.add_argument("--out", required=True, help="model file to write")
-    p.add_argument("--window-days", type=int, default=30)
-    p.add_argument("--n-estimators", type=int, default=None)
+    p.add_argument("--out", required=True,
+                   help="model file to write (its folder is created if missing, and said so)")
+    _window_option(p)
+    _trees_option(p)
     p.add_argument("--router", choices=("multiclass", "ordinal"), default="multiclass",
                    help="bin router: the published multiclass one or the faster ordinal one "
                         "(default: %(default)s)")
-    p.add_argument("--seed", type=int, default=0)
+    _seed_option(p)
     p.set_defaults(run=_fit)
 
     for name, helptext, run in (
@@ -113,18 +143,19 @@ def _parser() -> argparse.ArgumentParser:
         _log_options(p)
         p.add_argument("--out", help="CSV or Parquet to write (default: print)")
         if name == "rank":
-            p.add_argument("--top-k", type=int, default=None)
+            p.add_argument("--top-k", type=int, default=None,
+                           help="keep each submission's best K types (default: all)")
         p.set_defaults(run=run)
 
     p = sub.add_parser("backtest", help="replay nightly retraining on a log and write a report")
     _log_options(p)
-    p.add_argument("--out", required=True, help="report folder")
-    p.add_argument("--nights", type=int, default=30)
-    p.add_argument("--window-days", type=int, default=30)
-    p.add_argument("--n-estimators", type=int, default=None)
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--n-jobs", type=int, default=1)
-    p.add_argument("--quiet", action="store_true")
+    p.add_argument("--out", required=True, help="report folder (created if missing)")
+    p.add_argument("--nights", type=int, default=30, help="nights to score (default: %(default)s)")
+    _window_option(p)
+    _trees_option(p)
+    _seed_option(p)
+    p.add_argument("--n-jobs", type=int, default=1, help="nights run in parallel (default: %(default)s)")
+    p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.set_defaults(run=_backtest)
 
     sub.add_parser("version", help="print the version")
@@ -132,15 +163,30 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _fleet_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--preset", default="small", help="tiny, small or production (default: %(default)s)")
-    p.add_argument("--days", type=int, default=60)
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--preset", default="small",
+                   help="tiny, small or production; only production is calibrated (default: %(default)s)")
+    p.add_argument("--days", type=int, default=60, help="days to simulate (default: %(default)s)")
+    _seed_option(p)
 
 
 def _log_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--fleet", help="a fleet folder (attempts and hardware)")
     p.add_argument("--attempts", help="attempt log, CSV or Parquet")
     p.add_argument("--hardware", help="hardware catalog, CSV or Parquet")
+
+
+def _window_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--window-days", type=int, default=30,
+                   help="days of completed attempts to train on (default: %(default)s)")
+
+
+def _trees_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--n-estimators", type=int, default=None,
+                   help="trees per LightGBM model (default: the models' own)")
+
+
+def _seed_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--seed", type=int, default=0, help="random seed (default: %(default)s)")
 
 
 def _load_log(args) -> tuple[pd.DataFrame, pd.DataFrame, object]:
@@ -173,6 +219,7 @@ def _demo(args) -> int:
 
     run_demo(
         args.out,
+        size=args.size,
         preset=args.preset,
         nights=args.nights,
         window_days=args.window_days,
@@ -195,9 +242,12 @@ def _simulate(args) -> int:
 
 
 def _describe(args) -> int:
-    from .fleet import describe, format_description, load_fleet, simulate
+    from .fleet import CALIBRATION, describe, format_description, load_fleet, simulate
 
     fleet = load_fleet(args.fleet) if args.fleet else simulate(args.preset, days=args.days, seed=args.seed)
+    preset = fleet.params.get("preset")
+    if preset in CALIBRATION:
+        print(f"Preset '{preset}': {CALIBRATION[preset]}.\n")
     print(format_description(describe(fleet)))
     return 0
 
@@ -211,13 +261,40 @@ def _fit(args) -> int:
     model = LeapRegressor(random_state=args.seed, router=args.router)
     if args.n_estimators is not None:
         model.set_params(n_estimators=args.n_estimators)
+    out = _output_file(args.out)
+    started = time.perf_counter()
     fitted = fit_window(attempts, hardware, window_days=args.window_days, model=model)
-    save(fitted, args.out)
-    print(f"fitted on the last {args.window_days} days; model written to {args.out}")
+    seconds = time.perf_counter() - started
+    save(fitted, out)
+    print(f"fitted on {_window_rows(attempts, args.window_days):,} completed attempts of the last "
+          f"{args.window_days} days: {fitted.n_features_in_} features, {fitted.n_bins_} bins, "
+          f"{args.router} router, {seconds:.1f} s; model written to {out}")
     return 0
 
 
+def _window_rows(attempts: pd.DataFrame, window_days: int) -> int:
+    """Rows ``fit_window`` trains on: completed attempts of the log's last days."""
+    import pandas as pd
+
+    end = attempts["submit_time"].max().floor("D") + pd.Timedelta(days=1)
+    start = end - pd.Timedelta(days=window_days)
+    return int(((attempts["status"].astype(str) == "ok") & (attempts["submit_time"] >= start)).sum())
+
+
+def _output_file(out: str) -> Path:
+    """``out`` as a path whose folder exists; a folder created here is said so."""
+    path = Path(out)
+    if path.exists() and path.is_dir():
+        raise _Fail(f"{out} is a folder: give a file name")
+    if not path.parent.exists():
+        path.parent.mkdir(parents=True)
+        print(f"created folder {path.parent}")
+    return path
+
+
 def _read_submissions(path: str) -> pd.DataFrame:
+    import pandas as pd
+
     from .io import read_table
     from .schema import LAUNCH_COLUMNS
 
@@ -228,17 +305,21 @@ def _read_submissions(path: str) -> pd.DataFrame:
     if missing:
         raise _Fail(f"{path} lacks column(s) {missing}")
     if "submit_time" in frame:
-        try:
-            with warnings.catch_warnings():
-                # a format-guess warning would be a second line on stderr
-                warnings.simplefilter("ignore", UserWarning)
-                frame["submit_time"] = pd.to_datetime(frame["submit_time"])
-        except (TypeError, ValueError) as err:
-            raise _Fail(f"{path}: column 'submit_time' is not a timestamp ({err})") from None
+        # one format guess per value: a mixed column is read, a bad value named by row
+        parsed = pd.to_datetime(frame["submit_time"], errors="coerce", format="mixed")
+        bad = (parsed.isna() & frame["submit_time"].notna()).to_numpy()
+        if bad.any():
+            rows = frame.index[bad][:5].tolist()
+            raise _Fail(f"{path}: column 'submit_time' holds {int(bad.sum())} value(s) that are not "
+                        f"dates, in row(s) {rows} (counting from 0), such as "
+                        f"{frame['submit_time'][bad].iloc[0]!r}")
+        frame["submit_time"] = parsed
     return frame
 
 
 def _predict(args) -> int:
+    import pandas as pd
+
     from .features import build_features
     from .io import load
     from .schema import SchemaError
@@ -305,7 +386,7 @@ def _emit(frame: pd.DataFrame, out: str | None) -> int:
     from .io import write_table
 
     if out:
-        write_table(frame, Path(out))
+        write_table(frame, _output_file(out))
         print(f"wrote {len(frame):,} rows to {out}")
     else:
         print(frame.to_string(index=False))

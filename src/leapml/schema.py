@@ -145,6 +145,17 @@ def _rows(mask: pd.Series | np.ndarray, frame: pd.DataFrame, limit: int = 5) -> 
     return f"{int(mask.sum())} row(s) (index {labels}{more})"
 
 
+def _bad_dates(series: pd.Series, frame: pd.DataFrame, kind: str) -> str:
+    """For text in a time column, which rows do not read as dates (else "")."""
+    if kind != "time" or pd.api.types.is_numeric_dtype(series.dtype):
+        return ""
+    parsed = pd.to_datetime(series, errors="coerce", format="mixed")
+    bad = (parsed.isna() & series.notna()).to_numpy()
+    if not bad.any():
+        return ""
+    return f"; not a date in {_rows(bad, frame)}, such as {series[bad].iloc[0]!r}"
+
+
 def _check_columns(frame: pd.DataFrame, columns, problems: list[str]) -> None:
     missing = [c.name for c in columns if c.name not in frame.columns]
     if missing:
@@ -154,7 +165,8 @@ def _check_columns(frame: pd.DataFrame, columns, problems: list[str]) -> None:
             continue
         series = frame[col.name]
         if not _KIND_CHECKS[col.kind](series):
-            problems.append(f"column {col.name!r} has dtype {series.dtype}, expected {col.kind}")
+            problems.append(f"column {col.name!r} has dtype {series.dtype}, expected {col.kind}"
+                            + _bad_dates(series, frame, col.kind))
             continue
         if not col.nullable:
             null = series.isna().to_numpy()
