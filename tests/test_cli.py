@@ -206,3 +206,14 @@ def test_warnings_print_as_one_line_without_source(monkeypatch, capsys):
     assert main(["describe"]) == 0
     err = capsys.readouterr().err
     assert err == "leapml describe: warning: the log has no expected_throughput column\n"
+
+
+def test_openmp_threads_wait_passively_unless_told_otherwise(fleet_dir, monkeypatch, capsys):
+    import os
+
+    monkeypatch.delenv("OMP_WAIT_POLICY", raising=False)
+    assert main(["describe", str(fleet_dir)]) == 0
+    assert os.environ["OMP_WAIT_POLICY"] == "PASSIVE"
+    monkeypatch.setenv("OMP_WAIT_POLICY", "ACTIVE")
+    assert main(["describe", str(fleet_dir)]) == 0
+    assert os.environ["OMP_WAIT_POLICY"] == "ACTIVE"

@@ -8,6 +8,7 @@ exit status, never a traceback.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 import warnings
@@ -57,6 +58,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "version":
         print(f"leapml {__version__}")
         return 0
+    # OpenMP threads that spin while they wait for a busy core slow LightGBM's fits
+    # many times over on a shared machine; waiting passively does not (a user's
+    # own setting wins). It must be set before LightGBM is imported.
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     try:
         with warnings.catch_warnings():
             warnings.showwarning = _one_line_warning(args.command)
