@@ -122,6 +122,8 @@ def test_backtest_writes_a_report(fleet_dir, tmp_path):
     assert code == 0
     text = (out / "report.md").read_text()
     assert "Against the published figures" in text
+    assert "`tiny` preset" in text and "Preset `tiny` is outside calibration" in text
+    assert "previous 5 days" in text and "10 trees a LightGBM model" in text
     scores = pd.read_csv(out / "scores.csv")
     assert set(scores["model"]) >= {"leap", "lookup_table", "single_lightgbm"}
 

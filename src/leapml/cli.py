@@ -92,15 +92,22 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"leapml {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for add in (_add_demo, _add_simulate, _add_describe, _add_fit, _add_predict_and_rank,
+                _add_backtest):
+        add(sub)
+    sub.add_parser("version", help="print the version")
+    return parser
 
+
+def _add_demo(sub) -> None:
     p = sub.add_parser("demo", help="simulate a fleet, backtest a few nights, write a report",
                        description="Simulate a fleet, backtest a few nights and write a report. "
-                                   "The default run takes about two minutes on two cores.")
+                                   "The default run takes about two minutes on two idle cores.")
     size = p.add_mutually_exclusive_group()
     size.add_argument("--quick", dest="size", action="store_const", const="quick",
-                      help="a rougher run of well under a minute")
+                      help="a rougher run: one night, 14-day window, 20 trees, nothing held out")
     size.add_argument("--full", dest="size", action="store_const", const="full",
-                      help="more nights and full-size models (about ten minutes on two cores)")
+                      help="a longer run: seven nights, the models' own trees, two held-out groups")
     p.set_defaults(size="standard")
     p.add_argument("--out", default="leapml-report", help="report folder (default: %(default)s)")
     p.add_argument("--preset", help="fleet preset: tiny, small or production (default: small)")
@@ -116,16 +123,22 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.set_defaults(run=_demo)
 
+
+def _add_simulate(sub) -> None:
     p = sub.add_parser("simulate", help="simulate a fleet and write it as Parquet")
     p.add_argument("--out", required=True, help="folder to write the fleet into (created if missing)")
     _fleet_options(p)
     p.set_defaults(run=_simulate)
 
+
+def _add_describe(sub) -> None:
     p = sub.add_parser("describe", help="print the calibration table of a fleet")
     p.add_argument("fleet", nargs="?", help="a fleet folder; omit to simulate one")
     _fleet_options(p)
     p.set_defaults(run=_describe)
 
+
+def _add_fit(sub) -> None:
     p = sub.add_parser("fit", help="fit a model on an attempt log and save it")
     _log_options(p)
     p.add_argument("--out", required=True,
@@ -138,6 +151,8 @@ def _parser() -> argparse.ArgumentParser:
     _seed_option(p)
     p.set_defaults(run=_fit)
 
+
+def _add_predict_and_rank(sub) -> None:
     for name, helptext, run in (
         ("predict", "predict throughput of submissions on their hardware", _predict),
         ("rank", "rank every candidate hardware type of each submission", _rank),
@@ -152,6 +167,8 @@ def _parser() -> argparse.ArgumentParser:
                            help="keep each submission's best K types (default: all)")
         p.set_defaults(run=run)
 
+
+def _add_backtest(sub) -> None:
     p = sub.add_parser("backtest", help="replay nightly retraining on a log and write a report")
     _log_options(p)
     p.add_argument("--out", required=True, help="report folder (created if missing)")
@@ -162,9 +179,6 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--n-jobs", type=int, default=1, help="nights run in parallel (default: %(default)s)")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.set_defaults(run=_backtest)
-
-    sub.add_parser("version", help="print the version")
-    return parser
 
 
 def _fleet_options(p: argparse.ArgumentParser) -> None:
@@ -368,13 +382,14 @@ def _rank(args) -> int:
 
 def _backtest(args) -> int:
     from .backtest import default_models, nightly
-    from .report import write_report
+    from .report import model_trees, write_report
 
     attempts, hardware, fleet = _load_log(args)
+    models = default_models(random_state=args.seed, n_estimators=args.n_estimators)
     result = nightly(
         attempts,
         hardware,
-        models=default_models(random_state=args.seed, n_estimators=args.n_estimators),
+        models=models,
         window_days=args.window_days,
         nights=args.nights,
         oracle=fleet.expected_throughput if fleet is not None else None,
@@ -382,7 +397,9 @@ def _backtest(args) -> int:
         random_state=args.seed,
         progress=not args.quiet,
     )
-    path = write_report(result, args.out)
+    preset = fleet.params.get("preset") if fleet is not None else None
+    path = write_report(result, args.out, preset=preset, window_days=args.window_days,
+                        trees=model_trees(models))
     print(f"report written to {path}")
     return 0
 
