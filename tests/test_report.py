@@ -122,3 +122,12 @@ def test_published_comparison_names_the_preset(result, tmp_path):
 
 def test_model_trees_reads_each_models_tree_count(quick_models):
     assert model_trees(quick_models) == {"leap": 15, "single_lightgbm": 15}
+
+
+def test_summary_leaves_out_the_nights_caveat_at_thirty_nights():
+    nights = pd.date_range("2026-02-01", periods=30, freq="D")
+    scores = pd.concat([_scores({("leap", "all"): 0.7, ("persistence", "all"): 0.6}).assign(night=n)
+                        for n in nights], ignore_index=True)
+    text = summarize(BacktestResult(scores, pd.DataFrame()), preset="production")
+    assert "30 night(s) of the synthetic fleet" in text
+    assert "narrower" not in text
