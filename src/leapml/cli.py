@@ -105,9 +105,10 @@ def _add_demo(sub) -> None:
                                    "The default run takes about two minutes on two idle cores.")
     size = p.add_mutually_exclusive_group()
     size.add_argument("--quick", dest="size", action="store_const", const="quick",
-                      help="a rougher run: one night, 14-day window, 20 trees, nothing held out")
+                      help="a shorter run: one night, 14-day window, nothing held out")
     size.add_argument("--full", dest="size", action="store_const", const="full",
-                      help="a longer run: seven nights, the models' own trees, two held-out groups")
+                      help="a longer run: seven nights, two hardware types and two model "
+                           "families held out")
     p.set_defaults(size="standard")
     p.add_argument("--out", default="leapml-report", help="report folder (default: %(default)s)")
     p.add_argument("--preset", help="fleet preset: tiny, small or production (default: small)")
@@ -116,9 +117,11 @@ def _add_demo(sub) -> None:
                    help="days of attempts each night trains on (default: 30, --quick 14)")
     p.add_argument("--seed", type=int, default=0, help="seed of the fleet and the models (default: %(default)s)")
     p.add_argument("--n-estimators", type=int,
-                   help="trees per LightGBM model (default: 50, --quick 20, --full the models' own)")
+                   help="trees of every LightGBM model (default: each model's own, "
+                        "100 for leap and 400 for single_lightgbm)")
     p.add_argument("--held-out", type=int,
-                   help="hardware types and model families to hold out (0 skips; default: 1)")
+                   help="groups to hold out in each held-out experiment (0 skips; default: "
+                        "1 hardware type, --full 2 hardware types and 2 model families)")
     p.add_argument("--n-jobs", type=int, default=-1, help="threads per model (-1: every core; default: %(default)s)")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.set_defaults(run=_demo)
