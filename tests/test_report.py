@@ -98,10 +98,11 @@ def test_summary_sorts_slices_into_wins_and_matches():
     text = summarize(BacktestResult(scores, pd.DataFrame()), preset="production", window_days=30)
     wins = re.search(r"\*\*Where LeapRegressor leads.*", text).group(0)
     matches = re.search(r"\*\*Where a baseline matches.*", text).group(0)
-    assert "new jobs: 40.0% against 30.0% for the single LightGBM" in wins
-    assert "all attempts: 70.0% against 72.0% for the single LightGBM" in matches
+    beaten = re.search(r"\*\*Where a baseline beats.*", text).group(0)
+    assert wins.endswith(": new jobs: 40.0% against 30.0% for the single LightGBM.")
+    assert beaten.endswith(": all attempts: 70.0% against 72.0% for the single LightGBM.")
     # 0.2 points apart: a match, not a win
-    assert "jobs seen before: 80.1% against 79.9%" in matches
+    assert matches.endswith(": jobs seen before: 80.1% against 79.9% for the single LightGBM.")
     assert "regret" not in text and "Fit time" not in text  # no such tables: not described
     assert "Preset `production` is calibrated" in text
 
@@ -122,6 +123,13 @@ def test_published_comparison_names_the_preset(result, tmp_path):
 
 def test_model_trees_reads_each_models_tree_count(quick_models):
     assert model_trees(quick_models) == {"leap": 15, "single_lightgbm": 15}
+
+
+def test_summary_says_none_where_a_group_is_empty():
+    scores = _scores({("leap", "all"): 0.5, ("persistence", "all"): 0.7})
+    text = summarize(BacktestResult(scores, pd.DataFrame()))
+    assert "**Where LeapRegressor leads every baseline**: none." in text
+    assert "**Where a baseline beats it**: all attempts: 50.0% against 70.0% for persistence." in text
 
 
 def test_summary_leaves_out_the_nights_caveat_at_thirty_nights():

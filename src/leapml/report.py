@@ -199,9 +199,9 @@ def _headline(accuracy: pd.DataFrame, nights: int) -> str:
     return text + "."
 
 
-def _wins_and_losses(tables: dict[str, pd.DataFrame]) -> list[str]:
-    """Where ``leap`` leads every baseline, and where one matches or beats it."""
-    wins, losses = [], []
+def _comparisons(tables: dict[str, pd.DataFrame]) -> list[tuple[float, str]]:
+    """(points ``leap`` is ahead of the best baseline, the figures in words), per slice and regret."""
+    out = []
     slices = tables["Accuracy within +-20% by slice (median over nights)"].set_index("slice")
     baselines = [m for m in slices.columns if m not in ("leap", CEILING)]
     for label, row in slices.iterrows():
@@ -209,26 +209,38 @@ def _wins_and_losses(tables: dict[str, pd.DataFrame]) -> list[str]:
         if pd.isna(row.get("leap")) or values.empty:
             continue
         best = values.idxmax()
-        gap = 100 * (row["leap"] - values[best])
-        figures = (f"{label}: {_cell(row['leap'], percent=True)} against "
-                   f"{_cell(values[best], percent=True)} for {_NAMES.get(best, best)}")
-        (wins if gap > MATCH_POINTS else losses).append(figures)
+        out.append((100 * (row["leap"] - values[best]),
+                    f"{label}: {_cell(row['leap'], percent=True)} against "
+                    f"{_cell(values[best], percent=True)} for {_NAMES.get(best, best)}"))
     regret = tables.get("Placement regret (throughput per cost lost against the best pick)")
     if regret is not None and "leap" in set(regret["policy"]):
         regret = regret.set_index("policy")["mean_regret"]
         others = regret.drop(index=[p for p in ("leap", CEILING) if p in regret.index]).dropna()
         if not others.empty:
-            best = others.idxmin()
-            figures = (f"placement regret: mean {_cell(regret['leap'], percent=True)} against "
-                       f"{_cell(others[best], percent=True)} for {_NAMES.get(best, best)}")
-            (wins if 100 * (others[best] - regret["leap"]) > MATCH_POINTS else losses).append(figures)
+            best = others.idxmin()  # lower regret is better
+            out.append((100 * (others[best] - regret["leap"]),
+                        f"placement regret: mean {_cell(regret['leap'], percent=True)} against "
+                        f"{_cell(others[best], percent=True)} for {_NAMES.get(best, best)}"))
+    return out
+
+
+def _wins_and_losses(tables: dict[str, pd.DataFrame]) -> list[str]:
+    """Where ``leap`` leads every baseline, where one matches it, where one beats it."""
+    comparisons = _comparisons(tables)
+    groups = (
+        ("**Where LeapRegressor leads every baseline**",
+         [text for gap, text in comparisons if gap > MATCH_POINTS]),
+        (f"**Where a baseline matches it** (within {MATCH_POINTS} points)",
+         [text for gap, text in comparisons if abs(gap) <= MATCH_POINTS]),
+        ("**Where a baseline beats it**", [text for gap, text in comparisons if gap < -MATCH_POINTS]),
+    )
     out = []
-    if wins:
-        out.append("**Where LeapRegressor leads every baseline** (accuracy within +-20%, median "
-                   "over nights, unless said otherwise): " + "; ".join(wins) + ".")
-    if losses:
-        out.append(f"**Where a baseline matches it (within {MATCH_POINTS} points) or beats it**: "
-                   + "; ".join(losses) + ".")
+    if comparisons:
+        out.append("Accuracy within +-20% below is the median over nights, by slice of the "
+                   "scored attempts; each figure is set against the best baseline there.")
+    for heading, items in groups:
+        if comparisons:
+            out.append(f"{heading}: " + ("; ".join(items) if items else "none") + ".")
     fit = tables.get("Fit time (median seconds per night)")
     if fit is not None and "leap" in set(fit["model"]):
         seconds = fit.set_index("model")["seconds"]
