@@ -34,8 +34,9 @@ WINDOW_DAYS, NIGHTS = 5, 3
 # %% [markdown]
 # ## Replay the nights
 # `default_models` compares LeapRegressor with a single LightGBM regressor on
-# log throughput, the fleet's old lookup table, the job's last measurement
-# (persistence) and the ceiling (the simulator's noiseless truth).
+# log throughput (400 trees unless `n_estimators` says otherwise; here both
+# models get `TREES`), the fleet's old lookup table, the job's last
+# measurement (persistence) and the ceiling (the simulator's noiseless truth).
 
 # %%
 fleet = simulate(PRESET, days=WINDOW_DAYS + NIGHTS, seed=0)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pandas as pd
 import pytest
 
@@ -48,6 +50,7 @@ def test_describe_prints_the_calibration_table(fleet_dir, capsys):
     assert main(["describe", str(fleet_dir)]) == 0
     out = capsys.readouterr().out
     assert "attempts" in out and "hardware" in out
+    assert out.startswith("Preset 'tiny': outside calibration")
 
 
 def test_rank_orders_every_candidate_of_each_submission(fleet_dir, model_file, tmp_path):
@@ -170,5 +173,108 @@ def test_backtest_writes_a_report(fleet_dir, tmp_path):
     assert code == 0
     text = (out / "report.md").read_text()
     assert "Against the published figures" in text
+    assert "`tiny` preset" in text and "Preset `tiny` is outside calibration" in text
+    assert "previous 5 days" in text and "10 trees a LightGBM model" in text
     scores = pd.read_csv(out / "scores.csv")
     assert set(scores["model"]) >= {"leap", "lookup_table", "single_lightgbm"}
+
+
+def test_every_option_of_every_subcommand_has_help():
+    from leapml.cli import _parser
+
+    (subparsers,) = [a for a in _parser()._actions if a.dest == "command"]
+    missing = [f"{name} {'/'.join(action.option_strings) or action.dest}"
+               for name, parser in subparsers.choices.items()
+               for action in parser._actions if not action.help]
+    assert not missing
+
+
+def test_importing_the_command_leaves_heavy_modules_unloaded():
+    import subprocess
+    import sys
+
+    code = ("import sys, leapml.cli; "
+            "print(sorted(m for m in ('pandas', 'lightgbm', 'sklearn', 'matplotlib') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_fit_says_what_it_fitted_and_creates_the_folder(fleet_dir, tmp_path, capsys):
+    path = tmp_path / "new" / "model.leap"
+    assert main(["fit", "--fleet", str(fleet_dir), "--out", str(path), "--window-days", "5",
+                 "--n-estimators", "5"]) == 0
+    out = capsys.readouterr().out
+    assert f"created folder {path.parent}" in out
+    assert re.search(r"fitted on [\d,]+ completed attempts of the last 5 days \([\d,]+ more held "
+                     r"back to calibrate intervals\): \d+ features, \d+ bins, multiclass router, "
+                     r"[\d.]+ s; model with its feasibility model written to ", out)
+    assert path.exists()
+
+
+def test_rank_offers_the_ranking_objectives():
+    from leapml.cli import _OBJECTIVES
+    from leapml.ranking import OBJECTIVES
+
+    assert _OBJECTIVES == OBJECTIVES
+
+
+def test_malformed_dates_are_named_by_row(fleet_dir, model_file, tmp_path, capsys):
+    from leapml.fleet import load_fleet
+
+    fleet = load_fleet(fleet_dir)
+    submissions = fleet.jobs.head(3).drop(columns=[c for c in fleet.jobs if c.startswith("_")])
+    submissions["submit_time"] = ["2026-01-03 10:00", "2026-01-03", "not a date"]
+    sub_path = tmp_path / "submissions.csv"
+    submissions.to_csv(sub_path, index=False)
+    assert main(["rank", "--model", str(model_file), "--fleet", str(fleet_dir),
+                 "--submissions", str(sub_path)]) == 2
+    assert "row(s) [2]" in capsys.readouterr().err
+
+    attempts = fleet.attempts.copy()
+    attempts["submit_time"] = attempts["submit_time"].astype(str)
+    attempts.loc[7, "submit_time"] = "2026-02-30"
+    attempts.to_csv(tmp_path / "attempts.csv", index=False)
+    fleet.hardware.to_csv(tmp_path / "hardware.csv", index=False)
+    assert main(["fit", "--attempts", str(tmp_path / "attempts.csv"), "--hardware",
+                 str(tmp_path / "hardware.csv"), "--out", str(tmp_path / "m.leap")]) == 2
+    err = capsys.readouterr().err
+    assert "not a date in 1 row(s) (index [7])" in err and "'2026-02-30'" in err
+
+
+@pytest.mark.parametrize("option", [["--nights", "0"], ["--window-days", "-1"], ["--held-out", "-2"],
+                                    ["--preset", "huge"]])
+def test_demo_refuses_bad_arguments_before_simulating(option, monkeypatch, capsys):
+    import leapml.fleet
+
+    def simulate(*args, **kwargs):
+        raise AssertionError("simulated before checking the arguments")
+
+    monkeypatch.setattr(leapml.fleet, "simulate", simulate)
+    assert main(["demo", "--quiet", *option]) == 2
+    assert capsys.readouterr().err.startswith("leapml demo: error: ")
+
+
+def test_warnings_print_as_one_line_without_source(monkeypatch, capsys):
+    import warnings
+
+    import leapml.cli
+
+    def describe(args):
+        warnings.warn("the log has no\n expected_throughput column", UserWarning, stacklevel=1)
+        return 0
+
+    monkeypatch.setattr(leapml.cli, "_describe", describe)
+    assert main(["describe"]) == 0
+    err = capsys.readouterr().err
+    assert err == "leapml describe: warning: the log has no expected_throughput column\n"
+
+
+def test_openmp_threads_wait_passively_unless_told_otherwise(fleet_dir, monkeypatch, capsys):
+    import os
+
+    monkeypatch.delenv("OMP_WAIT_POLICY", raising=False)
+    assert main(["describe", str(fleet_dir)]) == 0
+    assert os.environ["OMP_WAIT_POLICY"] == "PASSIVE"
+    monkeypatch.setenv("OMP_WAIT_POLICY", "ACTIVE")
+    assert main(["describe", str(fleet_dir)]) == 0
+    assert os.environ["OMP_WAIT_POLICY"] == "ACTIVE"

@@ -150,3 +150,55 @@ def test_cli_page_lists_every_subcommand():
     (subparsers,) = [a for a in _parser()._actions if a.dest == "command"]
     for command in subparsers.choices:
         assert f"| `leapml {command}` |" in page, command
+
+
+def test_simulator_presets_table_states_each_calibration():
+    from simulator_table import presets_table
+
+    page = (DOCS / "simulator.md").read_text()
+    assert f"<!-- presets table -->\n{presets_table()}\n" in page, (
+        "the presets table of docs/simulator.md is stale: regenerate it with "
+        "python docs/scripts/simulator_table.py --presets"
+    )
+
+
+def _pages() -> dict[str, str]:
+    pages = {str(p.relative_to(ROOT)): p.read_text() for p in DOCS.rglob("*.md")}
+    for extra in ("README.md", "benchmarks/README.md"):
+        pages[extra] = (ROOT / extra).read_text()
+    return pages
+
+
+def test_ordinal_router_accuracy_is_quoted_as_measured():
+    """Every quote of the ordinal router's gain is the range of the benchmark's table."""
+    table = (ROOT / "benchmarks" / "README.md").read_text().split(
+        "Accuracy of the ordinal router against the multiclass one")[1]
+    rows = re.findall(r"^\| `\w+`, seed \d \| [\d.]+ s, ([\d.]+) \| [\d.]+ s, ([\d.]+) \|$", table,
+                      flags=re.MULTILINE)
+    gains = [100 * (float(ordinal) - float(multiclass)) for multiclass, ordinal in rows]
+    assert len(gains) == 4
+    measured = f"{min(gains):.1f} to {max(gains):.1f} points more accurate"
+    sources = {**_pages(), "src/leapml/regressor.py": (ROOT / "src/leapml/regressor.py").read_text()}
+    quotes = {name: re.findall(r"[\d.]+ to [\d.]+\s+points more accurate", " ".join(text.split()))
+              for name, text in sources.items()}
+    quoted = {name: found for name, found in quotes.items() if found}
+    assert len(quoted) >= 4, quoted
+    assert all(q == measured for found in quoted.values() for q in found), (measured, quoted)
+
+
+def test_single_lightgbm_is_defined_with_its_tree_count():
+    """Each paragraph that defines the single LightGBM baseline gives the code's tree count."""
+    import inspect
+
+    from leapml.baselines import single_model_reference
+
+    trees = inspect.signature(single_model_reference).parameters["n_estimators"].default
+    defining = [
+        (name, paragraph) for name, text in _pages().items() for paragraph in text.split("\n\n")
+        if re.search(r"single LightGBM|`single_lightgbm`", paragraph)
+        and re.search(r"median regressor|LightGBM regressor", paragraph)
+    ]
+    assert len(defining) >= 3
+    for name, paragraph in defining:
+        counts = set(re.findall(r"(\d+)[ -]trees?\b", paragraph))
+        assert str(trees) in counts, (name, paragraph)

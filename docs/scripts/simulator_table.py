@@ -4,8 +4,9 @@ Run from the repository root: ``python docs/scripts/simulator_table.py``
 (about half a minute per seed on two cores). It simulates ``production``
 (60 days, seed 0), prints :func:`leapml.fleet.describe`'s table, then the
 lookup-table figures for further seeds, so the calibration is shown not to
-hang on one draw. ``--hardware`` prints the catalog table of docs/hardware.md
-instead.
+hang on one draw (``--preset small --days 31`` gives the figures of the
+presets table for ``small``). ``--hardware`` prints the catalog table of
+docs/hardware.md instead, ``--presets`` the presets table of docs/simulator.md.
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ from __future__ import annotations
 import argparse
 
 from leapml.fleet import (
+    CALIBRATION,
+    PRESETS,
     describe,
     format_description,
     hardware_catalog,
@@ -35,15 +38,35 @@ def hardware_table() -> str:
     return "\n".join(lines)
 
 
+#: What each preset is for, in the presets table of docs/simulator.md.
+USES = {
+    "tiny": "unit tests and doctests",
+    "small": "examples, the demo, quick backtests",
+    "production": "results: 60 days, ~1.5M attempts",
+}
+
+
+def presets_table() -> str:
+    """The presets table of docs/simulator.md, with each preset's calibration status."""
+    lines = ["| preset | attempts a day | use | calibration |", "|---|---|---|---|"]
+    for preset, per_day in PRESETS.items():
+        lines.append(f"| `{preset}` | {per_day:,} | {USES[preset]} | {CALIBRATION[preset]} |")
+    return "\n".join(lines)
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--preset", default="production")
     parser.add_argument("--days", type=int, default=60)
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     parser.add_argument("--hardware", action="store_true", help="print the hardware catalog table")
+    parser.add_argument("--presets", action="store_true", help="print the presets table")
     args = parser.parse_args(argv)
     if args.hardware:
         print(hardware_table())
+        return 0
+    if args.presets:
+        print(presets_table())
         return 0
 
     rows = []

@@ -308,8 +308,16 @@ def nightly(
     context = _Context(attempts, hardware, features, models, window_days, oracle, regret_jobs)
     tasks = (delayed(_run_night)(context, night, random_state + i) for i, night in enumerate(night_list))
     results = Parallel(n_jobs=n_jobs, return_as="generator")(tasks)
-    bar = tqdm(results, total=len(night_list), desc="nights", unit="night", disable=not progress)
-    parts = list(bar)
+    if n_jobs == 1:
+        # in one process the bar moves per model fitted, naming the night and the model
+        steps = sum(not isinstance(m, str) for m in models.values()) + (oracle is not None)
+        context.bar = tqdm(total=len(night_list) * steps, unit="step", disable=not progress)
+        context.nights = night_list
+        with context.bar:
+            parts = list(results)
+    else:
+        parts = list(tqdm(results, total=len(night_list), desc="nights", unit="night",
+                          disable=not progress))
     parts = [p for p in parts if p is not None]
     if not parts:
         raise ValueError(
@@ -332,6 +340,18 @@ class _Context:
     window_days: int
     oracle: Callable | None
     regret_jobs: int | None
+    bar: tqdm | None = None
+    nights: list = field(default_factory=list)
+
+    def announce(self, night: pd.Timestamp, step: str) -> None:
+        """Name the step about to run on the progress bar (one process only)."""
+        if self.bar is not None:
+            number = self.nights.index(night) + 1
+            self.bar.set_description(f"night {number}/{len(self.nights)} ({night.date()}): {step}")
+
+    def advance(self) -> None:
+        if self.bar is not None:
+            self.bar.update()
 
 
 def _run_night(ctx: _Context, night: pd.Timestamp, seed: int):
@@ -352,9 +372,11 @@ def _run_night(ctx: _Context, night: pd.Timestamp, seed: int):
         if isinstance(model, str) and model == CEILING:
             predictions[name] = scored["expected_throughput"].to_numpy(float)
             continue
+        ctx.announce(night, f"fitting {name} on {len(y_train):,} rows")
         start = time.perf_counter()
         estimator = clone(model).fit(X_train, y_train)
         seconds.append((night, name, time.perf_counter() - start))
+        ctx.advance()
         fitted[name] = estimator
         predictions[name] = np.asarray(estimator.predict(X_test), dtype=float)
 
@@ -381,7 +403,9 @@ def _run_night(ctx: _Context, night: pd.Timestamp, seed: int):
     )
     regret = None
     if ctx.oracle is not None:
+        ctx.announce(night, "ranking hardware for the regret")
         regret = _night_regret(ctx, night, scored, fitted, seed)
+        ctx.advance()
     fit_seconds = pd.DataFrame(seconds, columns=["night", "model", "seconds"])
     return scores, pred_frame, regret, fit_seconds
 

@@ -10,18 +10,30 @@ from __future__ import annotations
 import sys
 
 try:
-    # Ctrl-C while the heavy modules load must end as quietly as one later on
+    # Ctrl-C while the command starts must end as quietly as one later on
     import argparse
+    import os
+    import time
+    import warnings
     from pathlib import Path
-
-    import pandas as pd
+    from typing import TYPE_CHECKING
 
     from . import __version__
 except KeyboardInterrupt:
     print("leapml: interrupted", file=sys.stderr)
     raise SystemExit(130) from None
 
+if TYPE_CHECKING:
+    import pandas as pd
+
+# pandas, scikit-learn and LightGBM are imported inside the subcommands that
+# need them, so that `leapml --help` and argument errors answer at once.
+
 __all__ = ["main"]
+
+#: The orders ``leapml rank --objective`` offers: ``leapml.ranking.OBJECTIVES``, spelled
+#: out so that ``--help`` needs no pandas (a test holds the two equal).
+_OBJECTIVES = ("throughput_per_cost", "lower_quantile_per_cost", "expected_utility")
 
 #: Exit status for bad input (files, arguments, data).
 EXIT_BAD_INPUT = 2
@@ -65,55 +77,97 @@ def _main(argv: list[str] | None) -> int:
     if args.command == "version":
         print(f"leapml {__version__}")
         return 0
+    # OpenMP threads that spin while they wait for a busy core slow LightGBM's fits
+    # many times over on a shared machine; waiting passively does not (a user's
+    # own setting wins). It must be set before LightGBM is imported.
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     try:
-        return args.run(args) or 0
+        with warnings.catch_warnings():
+            warnings.showwarning = _one_line_warning(args.command)
+            return args.run(args) or 0
     except (_Fail, ValueError, TypeError, KeyError, OSError) as err:
         message = " ".join(str(err).split()) or type(err).__name__
         print(f"leapml {args.command}: error: {message}", file=sys.stderr)
         return EXIT_BAD_INPUT
 
 
-def _parser() -> argparse.ArgumentParser:
-    from .ranking import OBJECTIVES
+def _one_line_warning(command: str):
+    """A ``warnings.showwarning`` that prints the message alone, on one line."""
 
+    def show(message, category, filename, lineno, file=None, line=None):
+        text = " ".join(str(message).split())
+        print(f"leapml {command}: warning: {text}", file=sys.stderr if file is None else file)
+
+    return show
+
+
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="leapml",
         description="Predict training throughput on every hardware type and rank candidates.",
     )
     parser.add_argument("--version", action="version", version=f"leapml {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for add in (_add_demo, _add_simulate, _add_describe, _add_fit, _add_predict_and_rank,
+                _add_backtest):
+        add(sub)
+    sub.add_parser("version", help="print the version")
+    return parser
 
-    p = sub.add_parser("demo", help="simulate a fleet, backtest a few nights, write a report")
+
+def _add_demo(sub) -> None:
+    p = sub.add_parser("demo", help="simulate a fleet, backtest a few nights, write a report",
+                       description="Simulate a fleet, backtest a few nights and write a report. "
+                                   "The default run takes about two minutes on two idle cores.")
+    size = p.add_mutually_exclusive_group()
+    size.add_argument("--quick", dest="size", action="store_const", const="quick",
+                      help="a shorter run: one night, 14-day window, nothing held out")
+    size.add_argument("--full", dest="size", action="store_const", const="full",
+                      help="a longer run: seven nights, two hardware types and two model "
+                           "families held out")
+    p.set_defaults(size="standard")
     p.add_argument("--out", default="leapml-report", help="report folder (default: %(default)s)")
-    p.add_argument("--preset", default="small", help="fleet preset (default: %(default)s)")
-    p.add_argument("--nights", type=int, default=3, help="nights to score (default: %(default)s)")
-    p.add_argument("--window-days", type=int, default=30, help="training window (default: %(default)s)")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--n-estimators", type=int, default=None, help="trees per LightGBM model")
-    p.add_argument("--held-out", type=int, default=1, help="groups of each kind to hold out (0 skips)")
-    p.add_argument("--n-jobs", type=int, default=-1, help="threads per model (-1: every core)")
+    p.add_argument("--preset", help="fleet preset: tiny, small or production (default: small)")
+    p.add_argument("--nights", type=int, help="nights to score (default: 3, --quick 1, --full 7)")
+    p.add_argument("--window-days", type=int,
+                   help="days of attempts each night trains on (default: 30, --quick 14)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the fleet and the models (default: %(default)s)")
+    p.add_argument("--n-estimators", type=int,
+                   help="trees of every LightGBM model (default: each model's own, "
+                        "100 for leap and 400 for single_lightgbm)")
+    p.add_argument("--held-out", type=int,
+                   help="groups to hold out in each held-out experiment (0 skips; default: "
+                        "1 hardware type, --full 2 hardware types and 2 model families)")
+    p.add_argument("--n-jobs", type=int, default=-1, help="threads per model (-1: every core; default: %(default)s)")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.set_defaults(run=_demo)
 
+
+def _add_simulate(sub) -> None:
     p = sub.add_parser("simulate", help="simulate a fleet and write it as Parquet")
-    p.add_argument("--out", required=True, help="folder to write the fleet into")
+    p.add_argument("--out", required=True, help="folder to write the fleet into (created if missing)")
     _fleet_options(p)
     p.set_defaults(run=_simulate)
 
+
+def _add_describe(sub) -> None:
     p = sub.add_parser("describe", help="print the calibration table of a fleet")
     p.add_argument("fleet", nargs="?", help="a fleet folder; omit to simulate one")
     _fleet_options(p)
     p.set_defaults(run=_describe)
 
+
+def _add_fit(sub) -> None:
     p = sub.add_parser("fit", help="fit a model on an attempt log and save it")
     _log_options(p)
-    p.add_argument("--out", required=True, help="model file to write")
-    p.add_argument("--window-days", type=int, default=30)
-    p.add_argument("--n-estimators", type=int, default=None)
+    p.add_argument("--out", required=True,
+                   help="model file to write (its folder is created if missing, and said so)")
+    _window_option(p)
+    _trees_option(p)
     p.add_argument("--router", choices=("multiclass", "ordinal"), default="multiclass",
                    help="bin router: the published multiclass one or the faster ordinal one "
                         "(default: %(default)s)")
-    p.add_argument("--seed", type=int, default=0)
+    _seed_option(p)
     p.add_argument("--no-feasibility", action="store_true",
                    help="do not fit the model of where jobs fit (ok vs oom) into the file")
     p.add_argument("--calibration-days", type=int, default=1,
@@ -121,6 +175,8 @@ def _parser() -> argparse.ArgumentParser:
                         "(0: no intervals; default: %(default)s)")
     p.set_defaults(run=_fit)
 
+
+def _add_predict_and_rank(sub) -> None:
     for name, helptext, run in (
         ("predict", "predict throughput of submissions on their hardware", _predict),
         ("rank", "rank every candidate hardware type of each submission", _rank),
@@ -131,11 +187,12 @@ def _parser() -> argparse.ArgumentParser:
         _log_options(p)
         p.add_argument("--out", help="CSV or Parquet to write (default: print)")
         if name == "rank":
-            p.add_argument("--top-k", type=int, default=None)
+            p.add_argument("--top-k", type=int, default=None,
+                           help="keep each submission's best K types (default: all)")
             p.add_argument("--min-fit-probability", type=float, default=0.5,
                            help="candidates less likely to fit are not ranked, when the model "
                                 "file holds a feasibility model (default: %(default)s)")
-            p.add_argument("--objective", choices=OBJECTIVES, default=OBJECTIVES[0],
+            p.add_argument("--objective", choices=_OBJECTIVES, default=_OBJECTIVES[0],
                            help="what orders the candidates (default: %(default)s)")
             p.add_argument("--coverage", type=float, default=0.8,
                            help="coverage of the prediction intervals (default: %(default)s)")
@@ -143,31 +200,45 @@ def _parser() -> argparse.ArgumentParser:
                            help="also print the top reasons (feature contributions) of each pick")
         p.set_defaults(run=run)
 
+
+def _add_backtest(sub) -> None:
     p = sub.add_parser("backtest", help="replay nightly retraining on a log and write a report")
     _log_options(p)
-    p.add_argument("--out", required=True, help="report folder")
-    p.add_argument("--nights", type=int, default=30)
-    p.add_argument("--window-days", type=int, default=30)
-    p.add_argument("--n-estimators", type=int, default=None)
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--n-jobs", type=int, default=1)
-    p.add_argument("--quiet", action="store_true")
+    p.add_argument("--out", required=True, help="report folder (created if missing)")
+    p.add_argument("--nights", type=int, default=30, help="nights to score (default: %(default)s)")
+    _window_option(p)
+    _trees_option(p)
+    _seed_option(p)
+    p.add_argument("--n-jobs", type=int, default=1, help="nights run in parallel (default: %(default)s)")
+    p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.set_defaults(run=_backtest)
-
-    sub.add_parser("version", help="print the version")
-    return parser
 
 
 def _fleet_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--preset", default="small", help="tiny, small or production (default: %(default)s)")
-    p.add_argument("--days", type=int, default=60)
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--preset", default="small",
+                   help="tiny, small or production; only production is calibrated (default: %(default)s)")
+    p.add_argument("--days", type=int, default=60, help="days to simulate (default: %(default)s)")
+    _seed_option(p)
 
 
 def _log_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--fleet", help="a fleet folder (attempts and hardware)")
     p.add_argument("--attempts", help="attempt log, CSV or Parquet")
     p.add_argument("--hardware", help="hardware catalog, CSV or Parquet")
+
+
+def _window_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--window-days", type=int, default=30,
+                   help="days of completed attempts to train on (default: %(default)s)")
+
+
+def _trees_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--n-estimators", type=int, default=None,
+                   help="trees per LightGBM model (default: the models' own)")
+
+
+def _seed_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--seed", type=int, default=0, help="random seed (default: %(default)s)")
 
 
 def _load_log(args) -> tuple[pd.DataFrame, pd.DataFrame, object]:
@@ -200,6 +271,7 @@ def _demo(args) -> int:
 
     run_demo(
         args.out,
+        size=args.size,
         preset=args.preset,
         nights=args.nights,
         window_days=args.window_days,
@@ -222,9 +294,12 @@ def _simulate(args) -> int:
 
 
 def _describe(args) -> int:
-    from .fleet import describe, format_description, load_fleet, simulate
+    from .fleet import CALIBRATION, describe, format_description, load_fleet, simulate
 
     fleet = load_fleet(args.fleet) if args.fleet else simulate(args.preset, days=args.days, seed=args.seed)
+    preset = fleet.params.get("preset")
+    if preset in CALIBRATION:
+        print(f"Preset '{preset}': {CALIBRATION[preset]}.\n")
     print(format_description(describe(fleet)))
     return 0
 
@@ -238,18 +313,50 @@ def _fit(args) -> int:
     model = LeapRegressor(random_state=args.seed, router=args.router)
     if args.n_estimators is not None:
         model.set_params(n_estimators=args.n_estimators)
+    out = _output_file(args.out)
+    started = time.perf_counter()
     fitted = fit_window(attempts, hardware, window_days=args.window_days, model=model,
                         calibration_days=args.calibration_days)
     feasibility = None
     if not args.no_feasibility:
         feasibility = fit_feasibility(attempts, hardware, window_days=args.window_days)
-    save(fitted, args.out, feasibility=feasibility)
+    seconds = time.perf_counter() - started
+    save(fitted, out, feasibility=feasibility)
     with_feasibility = "" if feasibility is None else " with its feasibility model"
-    print(f"fitted on the last {args.window_days} days; model{with_feasibility} written to {args.out}")
+    fit_rows, calibration_rows = _window_rows(attempts, args.window_days, args.calibration_days)
+    held_back = (f" ({calibration_rows:,} more held back to calibrate intervals)"
+                 if args.calibration_days else "")
+    print(f"fitted on {fit_rows:,} completed attempts of the last {args.window_days} days"
+          f"{held_back}: {fitted.n_features_in_} features, {fitted.n_bins_} bins, "
+          f"{args.router} router, {seconds:.1f} s; model{with_feasibility} written to {out}")
     return 0
 
 
+def _window_rows(attempts: pd.DataFrame, window_days: int, calibration_days: int) -> tuple[int, int]:
+    """Completed attempts ``fit_window`` fits on, and those it holds back to calibrate."""
+    from ._calendar import add_days
+
+    end = add_days(attempts["submit_time"].max(), 1)
+    completed = attempts["status"].astype(str) == "ok"
+    in_window = completed & (attempts["submit_time"] >= add_days(end, -window_days))
+    held_back = completed & (attempts["submit_time"] >= add_days(end, -calibration_days))
+    return int((in_window & ~held_back).sum()), int(held_back.sum())
+
+
+def _output_file(out: str) -> Path:
+    """``out`` as a path whose folder exists; a folder created here is said so."""
+    path = Path(out)
+    if path.exists() and path.is_dir():
+        raise _Fail(f"{out} is a folder: give a file name")
+    if not path.parent.exists():
+        path.parent.mkdir(parents=True)
+        print(f"created folder {path.parent}")
+    return path
+
+
 def _read_submissions(path: str) -> pd.DataFrame:
+    import pandas as pd
+
     from .io import read_table
     from .schema import LAUNCH_COLUMNS
 
@@ -262,13 +369,23 @@ def _read_submissions(path: str) -> pd.DataFrame:
     if "submit_time" in frame:
         from .schema import parse_times
 
-        frame["submit_time"] = parse_times(frame["submit_time"])
-        if not pd.api.types.is_datetime64_any_dtype(frame["submit_time"].dtype):
-            raise _Fail(f"{path}: column 'submit_time' holds values that are not timestamps")
+        parsed = parse_times(frame["submit_time"])
+        if not pd.api.types.is_datetime64_any_dtype(parsed.dtype):
+            # one format guess per value: a mixed column is read, a bad value named by row
+            parsed = pd.to_datetime(frame["submit_time"], errors="coerce", format="mixed")
+            bad = (parsed.isna() & frame["submit_time"].notna()).to_numpy()
+            if bad.any():
+                rows = frame.index[bad][:5].tolist()
+                raise _Fail(f"{path}: column 'submit_time' holds {int(bad.sum())} value(s) that "
+                            f"are not dates, in row(s) {rows} (counting from 0), such as "
+                            f"{frame['submit_time'][bad].iloc[0]!r}")
+        frame["submit_time"] = parsed
     return frame
 
 
 def _predict(args) -> int:
+    import pandas as pd
+
     from .features import build_features
     from .io import load
     from .schema import SchemaError
@@ -323,13 +440,14 @@ def _rank(args) -> int:
 
 def _backtest(args) -> int:
     from .backtest import default_models, nightly
-    from .report import write_report
+    from .report import model_trees, write_report
 
     attempts, hardware, fleet = _load_log(args)
+    models = default_models(random_state=args.seed, n_estimators=args.n_estimators)
     result = nightly(
         attempts,
         hardware,
-        models=default_models(random_state=args.seed, n_estimators=args.n_estimators),
+        models=models,
         window_days=args.window_days,
         nights=args.nights,
         oracle=fleet.expected_throughput if fleet is not None else None,
@@ -337,7 +455,9 @@ def _backtest(args) -> int:
         random_state=args.seed,
         progress=not args.quiet,
     )
-    path = write_report(result, args.out)
+    preset = fleet.params.get("preset") if fleet is not None else None
+    path = write_report(result, args.out, preset=preset, window_days=args.window_days,
+                        trees=model_trees(models))
     print(f"report written to {path}")
     return 0
 
@@ -346,7 +466,7 @@ def _emit(frame: pd.DataFrame, out: str | None) -> int:
     from .io import write_table
 
     if out:
-        write_table(frame, Path(out))
+        write_table(frame, _output_file(out))
         print(f"wrote {len(frame):,} rows to {out}")
     else:
         print(frame.to_string(index=False))

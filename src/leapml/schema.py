@@ -240,6 +240,17 @@ def _rows(mask: pd.Series | np.ndarray, frame: pd.DataFrame, limit: int = 5) -> 
     return f"{int(mask.sum())} row(s) (index {labels}{more})"
 
 
+def _bad_dates(series: pd.Series, frame: pd.DataFrame, kind: str) -> str:
+    """For text in a time column, which rows do not read as dates (else "")."""
+    if kind != "time" or pd.api.types.is_numeric_dtype(series.dtype):
+        return ""
+    parsed = pd.to_datetime(series, errors="coerce", format="mixed")
+    bad = (parsed.isna() & series.notna()).to_numpy()
+    if not bad.any():
+        return ""
+    return f"; not a date in {_rows(bad, frame)}, such as {series[bad].iloc[0]!r}"
+
+
 def _check_columns(frame: pd.DataFrame, columns, problems: list[str]) -> None:
     missing = [c.name for c in columns if c.name not in frame.columns and not c.optional]
     if missing:
@@ -253,7 +264,8 @@ def _check_columns(frame: pd.DataFrame, columns, problems: list[str]) -> None:
             if col.kind == "int" and pd.api.types.is_float_dtype(series.dtype):
                 # a CSV reads an integer column with gaps as floats
                 hint = " (integers with nulls need pandas' Int64 dtype: coerce_attempts converts them)"
-            problems.append(f"column {col.name!r} has dtype {series.dtype}, expected {col.kind}{hint}")
+            problems.append(f"column {col.name!r} has dtype {series.dtype}, expected {col.kind}{hint}"
+                            + _bad_dates(series, frame, col.kind))
         # nulls are a problem of their own: report them in the same pass as the dtype
         if not col.nullable:
             null = series.isna().to_numpy()

@@ -11,6 +11,7 @@ True
 from .hardware import cost_per_device_hour, hardware_catalog
 from .models import FAMILIES, model_catalog
 from .simulator import (
+    CALIBRATION,
     PRESETS,
     Fleet,
     describe,
@@ -21,6 +22,7 @@ from .simulator import (
 )
 
 __all__ = [
+    "CALIBRATION",
     "FAMILIES",
     "PRESETS",
     "Fleet",

@@ -32,10 +32,32 @@ from .hardware import hardware_catalog
 from .models import _PARALLELISM_CODES, FAMILIES, MATURITY, model_catalog
 from .physics import _ACT_SCALE, _USABLE_MEMORY, memory_needed_gb, step_breakdown
 
-__all__ = ["PRESETS", "Fleet", "describe", "format_description", "load_fleet", "simulate"]
+__all__ = [
+    "CALIBRATION",
+    "PRESETS",
+    "Fleet",
+    "describe",
+    "format_description",
+    "load_fleet",
+    "simulate",
+]
 
 #: Attempts a day of each preset; every preset shares the same catalogs.
 PRESETS = {"tiny": 300, "small": 2_500, "production": 25_000}
+
+#: Calibration status of each preset, in one sentence (docs/simulator.md; the ranges of
+#: ``small`` and ``tiny`` are from ``python docs/scripts/simulator_table.py --preset small
+#: --days 31``, and ``--preset tiny``).
+CALIBRATION = {
+    "production": "calibrated: lookup-table coverage and accuracy within +-20% sit in the "
+                  "published bands (0.10-0.16 and 0.45-0.60)",
+    "small": "outside calibration: with a tenth of the production attempts, the lookup table "
+             "is within +-20% on 0.63-0.71 of the attempts it covers (seeds 0-2) against the "
+             "0.45-0.60 band, so figures from it are not comparable with published ones",
+    "tiny": "outside calibration: a test-sized fleet, whose lookup table is within +-20% on "
+            "0.81-0.92 of the attempts it covers (seeds 0-2) against the 0.45-0.60 band; for "
+            "tests, not for comparisons",
+}
 
 _KINDS = ("recsys", "vision", "transformer", "graph", "small", "rl")
 _STACKS = ("cuda", "rocm", "synapse", "inhouse", "cpu")
