@@ -13,17 +13,62 @@ import pandas as pd
 from sklearn.base import clone
 
 from ._frames import cached_index, column_values, frame_of_arrays, taken
-from .features import HistoryIndex, build_features, candidate_rows, feature_names
+from .features import (
+    HistoryIndex,
+    build_features,
+    candidate_rows,
+    feature_names,
+    outcome_known_time,
+)
 from .ranking import _rank_arrays, rank_candidates
 from .schema import validate_attempts, validate_hardware
 
-__all__ = ["fit_window", "place", "predict_candidates", "same_families"]
+__all__ = ["completed_between", "fit_window", "place", "predict_candidates", "same_families"]
 
 _PREDICTION_COLUMNS = pd.Index(["job_id", "hardware_type", "trainer_count", "predicted_throughput"])
 _RANKED_COLUMNS = pd.Index([*_PREDICTION_COLUMNS, "cost_per_hour", "throughput_per_cost",
                             "rankable", "rank"])
 _FEATURE_NAMES = feature_names()
 _FEATURE_INDEX = pd.Index(_FEATURE_NAMES)
+
+
+def completed_between(
+    attempts: pd.DataFrame, *, start, end, outcome_known: str | None = None
+) -> np.ndarray:
+    """Which attempts completed (``ok``) with an outcome known in ``[start, end)``.
+
+    These are the rows a fit at ``end`` may train on: a run still going at
+    ``end`` has no measured throughput yet, whenever it was submitted.
+
+    Parameters
+    ----------
+    attempts : DataFrame
+        The attempt log.
+    start, end : timestamp
+        The window (``end`` exclusive).
+    outcome_known : {"end_time", "run_hours", "submit_time"}, optional
+        When an outcome becomes known (:func:`leapml.features.outcome_known_time`).
+
+    Returns
+    -------
+    ndarray of bool
+        One value per row of ``attempts``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> log = pd.DataFrame({"status": ["ok", "ok", "failed"],
+    ...     "submit_time": pd.to_datetime(["2024-01-01 20:00", "2024-01-01 22:00", "2024-01-01 23:00"]),
+    ...     "end_time": pd.to_datetime(["2024-01-01 21:00", "2024-01-02 03:00", "2024-01-01 23:30"])})
+    >>> completed_between(log, start="2024-01-01", end="2024-01-02").tolist()
+    [True, False, False]
+    """
+    known = outcome_known_time(attempts, outcome_known=outcome_known)
+    return (
+        (attempts["status"].astype(str) == "ok")
+        & (known >= pd.Timestamp(start))
+        & (known < pd.Timestamp(end))
+    ).to_numpy(dtype=bool)
 
 
 def fit_window(
@@ -33,19 +78,25 @@ def fit_window(
     window_days: int = 30,
     until: str | pd.Timestamp | None = None,
     model=None,
+    outcome_known: str | None = None,
 ):
-    """Fit a model on the completed attempts of the last ``window_days`` days.
+    """Fit a model on the attempts completed in the last ``window_days`` days.
 
     Parameters
     ----------
     attempts, hardware : DataFrame
         The attempt log and the hardware catalog.
     window_days : int, default=30
-        Length of the training window.
+        Length of the training window: attempts whose outcome became known in
+        it (:func:`completed_between`).
     until : timestamp, optional
-        End of the window (exclusive); defaults to the end of the log's last day.
+        End of the window (exclusive); defaults to the end of the log's last
+        day of submissions (runs still going then are not trained on).
     model : estimator, optional
         Unfitted model to clone and fit; defaults to :class:`~leapml.LeapRegressor`.
+    outcome_known : {"end_time", "run_hours", "submit_time"}, optional
+        When an attempt's outcome becomes known, for the window and the
+        history features (:func:`leapml.features.outcome_known_time`).
 
     Returns
     -------
@@ -83,17 +134,11 @@ def fit_window(
     attempts = attempts.reset_index(drop=True)
     t = attempts["submit_time"]
     end = t.max().floor("D") + pd.Timedelta(days=1) if until is None else pd.Timestamp(until)
-    window = (
-        (attempts["status"].astype(str) == "ok")
-        & (t >= end - pd.Timedelta(days=window_days))
-        & (t < end)
-    ).to_numpy()
+    start = end - pd.Timedelta(days=window_days)
+    window = completed_between(attempts, start=start, end=end, outcome_known=outcome_known)
     if not window.any():
-        raise ValueError(
-            f"no completed attempts between {end - pd.Timedelta(days=window_days)} and {end}: "
-            "nothing to fit"
-        )
-    X = build_features(attempts, hardware)
+        raise ValueError(f"no completed attempts between {start} and {end}: nothing to fit")
+    X = build_features(attempts, hardware, outcome_known=outcome_known)
     return clone(model).fit(X[window], attempts.loc[window, "throughput"].to_numpy(float))
 
 

@@ -20,6 +20,7 @@ __all__ = [
     "ATTEMPT_COLUMNS",
     "HARDWARE_COLUMNS",
     "LAUNCH_COLUMNS",
+    "OPTIONAL_ATTEMPT_COLUMNS",
     "PRECISIONS",
     "STATUSES",
     "TRUTH_COLUMNS",
@@ -83,6 +84,16 @@ ATTEMPT_COLUMNS = (
         description="measured training throughput in samples/s; null unless status is ok",
     ),
     Column("device_hours", "float", description="device-hours the attempt used"),
+)
+
+#: Columns an attempt log may have; checked when present.
+OPTIONAL_ATTEMPT_COLUMNS = (
+    Column(
+        "end_time",
+        "time",
+        nullable=True,
+        description="when the run ended and its outcome became known (null: still running)",
+    ),
 )
 
 #: Columns only the simulator writes and only evaluation may read.
@@ -236,6 +247,8 @@ def validate_attempts(attempts: pd.DataFrame, hardware: pd.DataFrame | None = No
         bad = ~ok & ~np.isnan(thr)
         if bad.any():
             problems.append(f"throughput must be null on rows not ok; it is set in {_rows(bad, attempts)}")
+    if {"end_time", "submit_time"} <= set(cols):
+        _check_end_time(attempts, problems)
     if "device_hours" in cols and pd.api.types.is_numeric_dtype(attempts["device_hours"]):
         bad = (attempts["device_hours"] < 0).fillna(False).to_numpy(dtype=bool)
         if bad.any():
@@ -251,6 +264,22 @@ def validate_attempts(attempts: pd.DataFrame, hardware: pd.DataFrame | None = No
     if problems:
         raise SchemaError("the attempt log", problems)
     return attempts
+
+
+def _check_end_time(attempts: pd.DataFrame, problems: list[str]) -> None:
+    """An optional ``end_time``: a timestamp like ``submit_time``, never before it."""
+    end, submit = attempts["end_time"], attempts["submit_time"]
+    if not pd.api.types.is_datetime64_any_dtype(end.dtype):
+        problems.append(f"column 'end_time' has dtype {end.dtype}, expected a timestamp")
+        return
+    if not pd.api.types.is_datetime64_any_dtype(submit.dtype):
+        return  # named by the check of submit_time
+    if (getattr(end.dtype, "tz", None) is None) != (getattr(submit.dtype, "tz", None) is None):
+        problems.append("end_time and submit_time differ in time-zone awareness")
+        return
+    bad = (end < submit).to_numpy(dtype=bool)
+    if bad.any():
+        problems.append(f"end_time is before submit_time in {_rows(bad, attempts)}")
 
 
 def validate_hardware(hardware: pd.DataFrame) -> pd.DataFrame:
@@ -327,7 +356,7 @@ _CATEGORY_HARDWARE = [c.name for c in HARDWARE_COLUMNS if c.kind == "category"]
 def coerce_attempts(attempts: pd.DataFrame) -> pd.DataFrame:
     """Return a copy of a user's attempt log with the schema's dtypes.
 
-    Text columns become categoricals, ``submit_time`` a timestamp,
+    Text columns become categoricals, ``submit_time`` and ``end_time`` timestamps,
     ``seq_len`` a nullable integer. Use it on logs read from CSV, then
     :func:`validate_attempts`. Values that cannot be converted are left as
     they are, so that validation names them.
@@ -340,10 +369,11 @@ def coerce_attempts(attempts: pd.DataFrame) -> pd.DataFrame:
     ['datetime64[us]', 'Int64', 'category']
     """
     out = attempts.copy()
-    if "submit_time" in out and not pd.api.types.is_datetime64_any_dtype(out["submit_time"]):
-        converted = pd.to_datetime(out["submit_time"], errors="coerce")
-        if converted.notna().sum() == out["submit_time"].notna().sum():
-            out["submit_time"] = converted
+    for name in ("submit_time", "end_time"):
+        if name in out and not pd.api.types.is_datetime64_any_dtype(out[name]):
+            converted = pd.to_datetime(out[name], errors="coerce")
+            if converted.notna().sum() == out[name].notna().sum():
+                out[name] = converted
     if "seq_len" in out and not pd.api.types.is_integer_dtype(out["seq_len"]):
         numeric = pd.to_numeric(out["seq_len"], errors="coerce")
         if numeric.notna().sum() == out["seq_len"].notna().sum() and (numeric.dropna() % 1 == 0).all():
