@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from .backtest import BacktestResult
+from .backtest import SUBMISSION_CEILING, BacktestResult
 from .io import atomic_path, write_table
 
 __all__ = ["format_table", "write_report"]
@@ -98,10 +98,19 @@ def write_report(
     if covered is not None:
         lines += ["## On the attempts the lookup table covers", "",
                   format_table(covered.reset_index(), percent=("median", "min", "max")), ""]
+    models = [str(m) for m in result.scores["model"].unique()]
+    lines += ["## Accuracy within +-20% on every slice (median over nights)", "",
+              format_table(result.slice_summary().reset_index(), percent=tuple(models)), ""]
+    if SUBMISSION_CEILING in models:
+        gaps = result.gap_to(SUBMISSION_CEILING)
+        lines += ["## Gap to the submission-time ceiling, within +-20% (median over nights)", "",
+                  format_table(gaps.reset_index(), percent=tuple(gaps.columns)), ""]
     if result.regret is not None:
-        lines += ["## Placement regret (throughput per cost lost against the best pick)", "",
-                  format_table(result.regret_summary().reset_index(),
-                               percent=("mean_regret", "p90_regret", "optimal_share")), ""]
+        for candidates, label in (("known_feasible", "with known feasibility"),
+                                  ("considered", "among the types each policy considers")):
+            lines += [f"## Placement regret {label} (throughput per cost lost against the best pick)", "",
+                      format_table(result.regret_summary(candidates=candidates).reset_index(),
+                                   percent=("mean_regret", "p90_regret", "optimal_share")), ""]
     for name, frame in (held_out or {}).items():
         lines += [f"## Held out: {name}", "",
                   format_table(frame, percent=("in_distribution", "held_out")), ""]
@@ -136,7 +145,7 @@ def _write_plots(result: BacktestResult, directory: Path) -> list[str]:
     ]
     if result.regret is not None and not result.regret.empty:
         figures.append(("regret.png", "Placement regret",
-                        lambda ax: plotting.plot_regret(result.regret, ax=ax)))
+                        lambda ax: plotting.plot_regret(_known_feasible(result.regret), ax=ax)))
     lines = ["## Figures", ""]
     for filename, caption, draw in figures:
         if filename == "predicted_vs_measured.png" and "predicted_leap" not in result.predictions:
@@ -148,3 +157,10 @@ def _write_plots(result: BacktestResult, directory: Path) -> list[str]:
         plt.close(fig)
         lines += [f"![{caption}]({filename})", ""]
     return lines
+
+
+def _known_feasible(regret: pd.DataFrame) -> pd.DataFrame:
+    """The regret rows ranked among the types that truly fit (all rows of an older table)."""
+    if "candidates" not in regret.columns:
+        return regret
+    return regret[regret["candidates"] == "known_feasible"]
