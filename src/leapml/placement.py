@@ -166,7 +166,10 @@ def predict_candidates(
         The attempt log to read earlier runs from, or a
         :class:`~leapml.features.HistoryIndex` of it built with the same
         catalog (the same features, without re-reading the log: the way to
-        score submissions one at a time).
+        score submissions one at a time). A log's outcomes count from when
+        they became known by the default rule of
+        :func:`leapml.features.outcome_known_time`; for another rule, pass an
+        index built with ``outcome_known``.
     at : timestamp, optional
         Submission time of every job when ``jobs`` has no ``submit_time``;
         defaults to just after the last attempt of ``history`` (its
