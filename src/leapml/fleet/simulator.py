@@ -733,7 +733,6 @@ def simulate(
     sel = inside & (job_pos[job_of_run] >= 0)
     att_job = job_pos[job_of_run[sel]]
     att_time = t[sel]
-    att_run = run_index[sel]
     n_jobs = len(keep_jobs)
 
     model = seeds["model"][keep_jobs]
@@ -794,7 +793,6 @@ def simulate(
     c_launch = {k: np.repeat(v[::n_hw], 3) for k, v in launch_rows.items()}
     truth = _evaluate(ctx, c_model, c_hw, c_launch)
     cand_thr = truth["throughput"].reshape(n_jobs, 3)
-    cand_fit = truth["feasible"].reshape(n_jobs, 3)
 
     # attempts: their own configuration and hardware, then retries of failures
     keep = ~drop[att_job]
@@ -808,26 +806,9 @@ def simulate(
     cost = hardware["cost_per_device_hour"].to_numpy(float)
     choice = _placement_choices(rng, att_job, cand_thr / cost[candidates], stickiness=stickiness,
                                 selection_strength=selection_strength, belief_sigma=belief_sigma)
-    truth = _evaluate_in_blocks(ctx, model[att_job], candidates[att_job, choice], config)
-    status = _status(rng, truth["feasible"], failure_rate)
-    retry = np.flatnonzero((status != 0) & (rng.uniform(size=len(status)) < retry_rate))
-    r_choice = np.where(status[retry] == 1, (choice[retry] + 1) % 3, choice[retry])
-    r_time = att_time[retry] + (rng.uniform(0.1, 3.0, len(retry)) * 3600e9).astype(np.int64)
-    r_config = {k: v[retry] for k, v in config.items()}
-    r_truth = _evaluate_in_blocks(ctx, model[att_job[retry]], candidates[att_job[retry], r_choice], r_config)
-    r_status = _status(rng, r_truth["feasible"], failure_rate)
-    in_time = r_time < end_ns
-    source = np.concatenate([np.arange(len(att_job)), retry[in_time]])  # the attempt each row runs as
-    att_time = np.concatenate([att_time, r_time[in_time]])
-    choice = np.concatenate([choice, r_choice[in_time]])
-    status = np.concatenate([status, r_status[in_time]])
-    step_throughput = np.concatenate([truth["throughput"], r_truth["throughput"][in_time]])
-
-    order = np.lexsort((att_job[source], att_time))
-    source, att_time, choice, status = source[order], att_time[order], choice[order], status[order]
-    step_throughput = step_throughput[order]
-    att_job = att_job[source]
-    config = {k: v[source] for k, v in config.items()}
+    att_job, att_time, choice, status, config, step_throughput = _run_with_retries(
+        rng, ctx, model, candidates, att_job, att_time, choice, config,
+        failure_rate=failure_rate, retry_rate=retry_rate, end_ns=end_ns)
     att_hw = candidates[att_job, choice]
     n_att = len(att_job)
     family_code = ctx["family_code"][model[att_job]]
@@ -975,6 +956,36 @@ def _placement_choices(rng, att_job, per_cost, *, stickiness: float, selection_s
     cumulative = np.cumsum(weights / weights.sum(axis=1, keepdims=True), axis=1)
     draw = rng.uniform(size=len(att_job))
     return np.minimum((draw[:, None] > cumulative[att_job]).sum(axis=1), 2)
+
+
+def _run_with_retries(rng, ctx: dict, model, candidates, att_job, att_time, choice, config: dict, *,
+                      failure_rate: float, retry_rate: float, end_ns: int):
+    """Run each attempt (status, step throughput), retry a share of failures within hours, sort by time.
+
+    A retry keeps its attempt's configuration; after an ``oom`` it moves to
+    the job's next candidate. Returns the attempts' jobs, times, candidate
+    choices, statuses, configurations and expected step throughput (before
+    software releases), in order of submission.
+    """
+    truth = _evaluate_in_blocks(ctx, model[att_job], candidates[att_job, choice], config)
+    status = _status(rng, truth["feasible"], failure_rate)
+    retry = np.flatnonzero((status != 0) & (rng.uniform(size=len(status)) < retry_rate))
+    r_choice = np.where(status[retry] == 1, (choice[retry] + 1) % 3, choice[retry])
+    r_time = att_time[retry] + (rng.uniform(0.1, 3.0, len(retry)) * 3600e9).astype(np.int64)
+    r_config = {k: v[retry] for k, v in config.items()}
+    r_truth = _evaluate_in_blocks(ctx, model[att_job[retry]], candidates[att_job[retry], r_choice], r_config)
+    r_status = _status(rng, r_truth["feasible"], failure_rate)
+    in_time = r_time < end_ns
+    source = np.concatenate([np.arange(len(att_job)), retry[in_time]])  # the attempt each row runs as
+    att_time = np.concatenate([att_time, r_time[in_time]])
+    choice = np.concatenate([choice, r_choice[in_time]])
+    status = np.concatenate([status, r_status[in_time]])
+    step_throughput = np.concatenate([truth["throughput"], r_truth["throughput"][in_time]])
+    order = np.lexsort((att_job[source], att_time))
+    source = source[order]
+    config = {k: v[source] for k, v in config.items()}
+    return (att_job[source], att_time[order], choice[order], status[order], config,
+            step_throughput[order])
 
 
 def _day_shocks(rng, days: int, n_hw: int, fleet_sigma: float, hardware_sigma: float) -> np.ndarray:
