@@ -72,7 +72,7 @@ def main() -> None:
     print(format_table(result.slice_summary().reset_index(), percent=tuple(models)))
     print()
     gaps = result.gap_to(SUBMISSION_CEILING)
-    print("gap to the submission-time ceiling, within +-20% (median over nights)")
+    print("gap to the submission-time ceiling, within +-20%, in percentage points (median over nights)")
     print(format_table(gaps.reset_index(), percent=tuple(gaps.columns)))
     print()
     print(format_table(result.summary(metric="within_20_by_device_hours").reset_index(),

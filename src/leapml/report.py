@@ -103,7 +103,7 @@ def write_report(
               format_table(result.slice_summary().reset_index(), percent=tuple(models)), ""]
     if SUBMISSION_CEILING in models:
         gaps = result.gap_to(SUBMISSION_CEILING)
-        lines += ["## Gap to the submission-time ceiling, within +-20% (median over nights)", "",
+        lines += ["## Gap to the submission-time ceiling, within +-20%, in percentage points (median over nights)", "",
                   format_table(gaps.reset_index(), percent=tuple(gaps.columns)), ""]
     if result.regret is not None:
         for candidates, label in (("known_feasible", "with known feasibility"),
