@@ -105,7 +105,8 @@ def scored_day(args) -> ScoredDay:
     models, reference = fitted_models(attempts, hardware, train, args.fit_rows, args.threads,
                                       args.seed, routers)
     last_day = attempts["submit_time"].max().floor("D")
-    history = attempts[attempts["submit_time"] < last_day].drop(columns="expected_throughput")
+    # the log as the fleet has it at midnight: the runs that have ended
+    history = attempts[attempts["end_time"] < last_day].drop(columns="expected_throughput")
     jobs = (attempts[attempts["submit_time"] >= last_day].drop_duplicates("job_id")
             [["job_id", "submit_time", *LAUNCH_COLUMNS]])
     types = hardware["hardware_type"].astype(str).tolist()

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from leapml.backtest import CEILING, held_out, nightly
+from leapml.backtest import CEILING, SUBMISSION_CEILING, held_out, nightly
 
 
 @pytest.fixture(scope="module")
@@ -18,6 +18,7 @@ def result(tiny_fleet, quick_models):
         window_days=5,
         nights=2,
         oracle=tiny_fleet.expected_throughput,
+        submission_oracle=tiny_fleet.expected_at_submission,
         regret_jobs=150,
         progress=False,
     )
@@ -119,3 +120,45 @@ def test_held_out_hardware_reports_the_drop(tiny_fleet, quick_models):
     assert (table["n_attempts"] > 0).all()
     with pytest.raises(ValueError, match="not in the log"):
         held_out(tiny_fleet.attempts, tiny_fleet.hardware, groups=["no-such-type"], window_days=5)
+
+
+def test_submission_ceiling_is_scored_on_every_slice_below_the_ceiling(result):
+    scores = result.scores
+    slices = set(scores["slice"])
+    assert set(scores.loc[scores["model"] == SUBMISSION_CEILING, "slice"]) == slices
+    table = result.slice_summary()
+    # knowing a job's hidden factor beats estimating it, most of all for new jobs
+    assert table.loc["all", CEILING] > table.loc["all", SUBMISSION_CEILING]
+    assert table.loc["job_new", CEILING] - table.loc["job_new", SUBMISSION_CEILING] > 0.2
+    assert table.loc["job_seen_before", SUBMISSION_CEILING] > table.loc["job_new", SUBMISSION_CEILING]
+    gaps = result.gap_to(SUBMISSION_CEILING)
+    assert SUBMISSION_CEILING not in gaps.columns and set(gaps.index) == slices
+    night_gaps = scores[scores["slice"] == "all"].pivot(index="night", columns="model", values="within_20")
+    expected = (night_gaps["leap"] - night_gaps[SUBMISSION_CEILING]).median()
+    assert gaps.loc["all", "leap"] == pytest.approx(expected)
+    with pytest.raises(ValueError, match="was not scored"):
+        result.gap_to("no-such-model")
+
+
+def test_regret_among_considered_types_is_never_below_known_feasibility(result):
+    regret = result.regret
+    assert set(regret["candidates"]) == {"known_feasible", "considered"}
+    wide = regret.pivot_table(index=["night", "job_id", "policy"], columns="candidates", values="regret")
+    assert (wide["considered"] >= wide["known_feasible"] - 1e-12).all()
+    # considering every type, a model picks a type the job does not fit on for some jobs
+    assert (wide["considered"] > wide["known_feasible"]).any()
+    ceiling = result.regret_summary(candidates="considered").loc[CEILING]
+    assert ceiling["mean_regret"] == 0.0
+    with pytest.raises(ValueError, match="candidates must be one of"):
+        result.regret_summary(candidates="oracle")
+
+
+def test_feasibility_can_be_plugged_in(tiny_fleet, quick_models):
+    kwargs = {"models": {"leap": quick_models["leap"]}, "window_days": 5, "nights": 1, "progress": False,
+              "oracle": tiny_fleet.expected_throughput, "regret_jobs": 30}
+    nothing = nightly(tiny_fleet.attempts, tiny_fleet.hardware, feasibility=lambda c, X: np.zeros(len(c)),
+                      **kwargs)
+    picked = nothing.regret[(nothing.regret["candidates"] == "considered") & (nothing.regret["policy"] == "leap")]
+    assert (picked["regret"] == 1.0).all()  # no type considered: nothing runs
+    with pytest.raises(ValueError, match="one finite value per candidate"):
+        nightly(tiny_fleet.attempts, tiny_fleet.hardware, feasibility=lambda c, X: np.ones(3), **kwargs)

@@ -5,10 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from test_features import make_catalog, make_log
+from test_features import START, _one_job, make_catalog, make_log
 
-from leapml.features import build_features, candidate_rows
-from leapml.schema import LAUNCH_COLUMNS
+from leapml.backtest import nightly
+from leapml.baselines import LookupTableRegressor
+from leapml.features import build_features, candidate_rows, outcome_known_time
+from leapml.placement import completed_between, fit_window
+from leapml.schema import LAUNCH_COLUMNS, SchemaError
 
 
 def _features_by_id(log: pd.DataFrame, catalog: pd.DataFrame) -> pd.DataFrame:
@@ -229,3 +232,108 @@ def test_on_the_simulated_tiny_fleet():
         build_features(rows, hardware, history=log[early]),
         check_exact=True,
     )
+
+
+# ---------------------------------------------------------------------------
+# outcomes are known when a run ends, not when it was submitted
+# ---------------------------------------------------------------------------
+
+HOUR = pd.Timedelta(hours=1)
+
+
+def _long_run_log(*, with_end_time: bool = True) -> pd.DataFrame:
+    """Job ``j``: a long run (submitted at 0 h, ends at 10 h) and its next runs at 2 h and 12 h.
+
+    The run at 2 h ends at 3 h. Hours are trainer-hours of 16 trainers, so
+    ``device_hours`` says the same as ``end_time``.
+    """
+    runs = [(0, 10, 500.0), (2, 1, 80.0), (12, 1, 90.0)]
+    log = pd.concat(
+        [
+            _one_job(attempt_id=i, submit_time=START + h * HOUR, throughput=thr,
+                     device_hours=16.0 * hours, end_time=START + (h + hours) * HOUR)
+            for i, (h, hours, thr) in enumerate(runs)
+        ],
+        ignore_index=True,
+    )
+    return log if with_end_time else log.drop(columns="end_time")
+
+
+@pytest.mark.parametrize("with_end_time", [True, False])
+def test_a_run_still_going_is_not_seen_until_it_ends(with_end_time):
+    log, catalog = _long_run_log(with_end_time=with_end_time), make_catalog()
+    X = build_features(log, catalog)
+    # at 2 h the long run is still going: no history at all
+    assert X["job_runs_any_hardware"].tolist() == [0, 0, 2]
+    assert np.isnan(X.loc[1, "job_last_throughput_any_hardware"])
+    assert X.loc[1, "model_type_runs_any_hardware"] == 0
+    # at 12 h both have ended; the latest to end is the long run
+    assert X.loc[2, "job_last_throughput_same_hardware"] == 500.0
+    assert X.loc[2, "job_mean_log_throughput_same_hardware"] == pytest.approx(np.log(500 * 80) / 2)
+    # a candidate scored just before and just after the long run ends
+    jobs = log.iloc[:1][["job_id", *LAUNCH_COLUMNS]]
+    before = build_features(candidate_rows(jobs, ["A100"], at=START + 10 * HOUR), catalog, history=log)
+    after = build_features(
+        candidate_rows(jobs, ["A100"], at=START + 10 * HOUR + pd.Timedelta(seconds=1)), catalog, history=log
+    )
+    assert before["job_runs_same_hardware"].tolist() == [1]  # the short run only
+    assert before["job_last_throughput_same_hardware"].tolist() == [80.0]
+    assert after["job_runs_same_hardware"].tolist() == [2]
+    assert after["job_last_throughput_same_hardware"].tolist() == [500.0]
+
+
+def test_known_at_submission_is_the_leak_the_rule_prevents():
+    """Control: read as known at submission, the run at 2 h sees the long run."""
+    X = build_features(_long_run_log(), make_catalog(), outcome_known="submit_time")
+    assert X["job_runs_any_hardware"].tolist() == [0, 1, 2]
+    assert X.loc[1, "job_last_throughput_any_hardware"] == 500.0
+
+
+def test_training_rows_wait_for_the_run_to_end():
+    log = _long_run_log()
+    # a fit at 5 h trains on the short run only; at 11 h on both
+    assert completed_between(log, start=START, end=START + 5 * HOUR).tolist() == [False, True, False]
+    assert completed_between(log, start=START, end=START + 11 * HOUR).tolist() == [True, True, False]
+    table = LookupTableRegressor(model_types=["llm-00"])
+    at_5 = fit_window(log, make_catalog(), window_days=1, until=START + 5 * HOUR, model=table)
+    at_11 = fit_window(log, make_catalog(), window_days=1, until=START + 11 * HOUR, model=table)
+    query = log.iloc[[2]]
+    assert at_5.predict(query).tolist() == [80.0]
+    assert at_11.predict(query).tolist() == [np.median([500.0, 80.0])]
+
+
+def test_the_rule_for_logs_without_end_time():
+    log = _long_run_log(with_end_time=False)
+    # by default: submission plus device_hours / trainer_count hours
+    assert outcome_known_time(log).tolist() == [START + 10 * HOUR, START + 3 * HOUR, START + 13 * HOUR]
+    with pytest.raises(SchemaError, match="outcome_known='submit_time'"):
+        build_features(log.drop(columns="device_hours"), make_catalog())
+    with pytest.raises(SchemaError, match=r"reads missing column\(s\) \['end_time'\]"):
+        build_features(log, make_catalog(), outcome_known="end_time")
+    with pytest.raises(ValueError, match="outcome_known must be one of"):
+        build_features(log, make_catalog(), outcome_known="finish")
+    bad = _long_run_log().assign(end_time=START - HOUR)
+    with pytest.raises(SchemaError, match="end_time is before submit_time in 3 row"):
+        build_features(bad, make_catalog())
+
+
+def test_nightly_training_excludes_runs_ending_after_the_night():
+    """The backtest: a night's models change nothing when a run still going at the night changes."""
+    fleet_module = pytest.importorskip("leapml.fleet")
+    fleet = fleet_module.simulate("tiny", days=4, seed=2)
+    log = fleet.attempts
+    night = pd.Timestamp(fleet.params["start"]) + pd.Timedelta(days=3)
+    going = ((log["submit_time"] < night) & (log["end_time"] >= night) & (log["status"] == "ok")).to_numpy()
+    assert going.sum() > 10
+    changed = log.copy()
+    changed.loc[going, "throughput"] *= 3.0
+    kwargs = {"window_days": 3, "nights": 1, "progress": False,
+              "models": {"table": LookupTableRegressor(model_types=log["model_type"].unique().tolist())}}
+    a = nightly(log, fleet.hardware, **kwargs).predictions
+    b = nightly(changed, fleet.hardware, **kwargs).predictions
+    # the changed runs were submitted before the night: they are not among the scored rows
+    pd.testing.assert_series_equal(a["predicted_table"], b["predicted_table"])
+    leaky = dict(kwargs, outcome_known="submit_time")
+    a = nightly(log, fleet.hardware, **leaky).predictions
+    b = nightly(changed, fleet.hardware, **leaky).predictions
+    assert not a["predicted_table"].equals(b["predicted_table"])

@@ -149,7 +149,8 @@ def test_expected_throughput_of_unknown_jobs_uses_nominal_factors(fleet):
 
 
 def test_noise_free_fleet_measures_its_truth():
-    quiet = simulate("tiny", days=2, seed=2, run_noise=0.0, straggler_rate=0.0)
+    quiet = simulate("tiny", days=2, seed=2, run_noise=0.0, straggler_rate=0.0,
+                     day_shock_sigma=0.0, hardware_day_shock_sigma=0.0)
     ok = quiet.attempts[quiet.attempts["status"].astype(str) == "ok"]
     np.testing.assert_allclose(ok["throughput"], ok["expected_throughput"], rtol=1e-12)
     noisy = simulate("tiny", days=2, seed=2)
@@ -183,6 +184,9 @@ def test_save_and_load_round_trip(tmp_path, fleet):
         ({"run_noise": -1.0}, "run_noise"),
         ({"stickiness": 1.5}, "stickiness"),
         ({"recurring_share": 0.7, "sweep_share": 0.5}, "at most 1"),
+        ({"day_shock_sigma": -0.1}, "day_shock_sigma"),
+        ({"config_change_rate": 2.0}, "config_change_rate"),
+        ({"new_families": -1}, "new_families"),
     ],
 )
 def test_simulate_rejects_bad_arguments(kwargs, match):
@@ -205,3 +209,82 @@ def test_families_cover_the_design():
     for needed in ("ranking-dlrm", "retrieval-two-tower", "ads-ctr-small", "vit", "video", "speech-asr",
                    "diffusion-image", "llm-pretrain", "llm-finetune", "gnn", "tabular-mlp", "rl-agent"):
         assert needed in names
+
+
+# ---------------------------------------------------------------------------
+# a fleet that changes over time
+# ---------------------------------------------------------------------------
+
+
+def _daily_log_ratio(fleet) -> pd.Series:
+    ok = fleet.attempts[fleet.attempts["status"].astype(str) == "ok"]
+    ratio = np.log(ok["throughput"] / ok["expected_throughput"])
+    return ratio.groupby(ok["submit_time"].dt.floor("D")).mean()
+
+
+def test_day_shocks_move_whole_days():
+    calm = simulate("tiny", days=12, seed=1, day_shock_sigma=0.0, hardware_day_shock_sigma=0.0)
+    shaken = simulate("tiny", days=12, seed=1, day_shock_sigma=0.1, hardware_day_shock_sigma=0.0)
+    assert _daily_log_ratio(calm).std() < 0.02
+    assert _daily_log_ratio(shaken).std() > 0.05
+    # the truth does not know the day: only measured throughput moves
+    np.testing.assert_allclose(
+        shaken.expected_throughput(shaken.attempts.head(50), ["H100-80GB-SXM5"])["expected_throughput"],
+        calm.expected_throughput(calm.attempts.head(50), ["H100-80GB-SXM5"])["expected_throughput"],
+    )
+
+
+def test_model_types_appear_part_way_and_families_drift():
+    fleet = simulate("small", days=20, seed=0, new_families=2, new_model_share=0.1)
+    models, log = fleet.models, fleet.attempts
+    start = pd.Timestamp(fleet.params["start"])
+    late = models[models["_first_job"] > start]
+    assert len(late) > 70  # about 10% of 700 plus two whole families
+    assert late["model_family"].nunique() >= 2
+    first_run = log.groupby("model_type", observed=True)["submit_time"].min()
+    seen_late = first_run.reindex(late["model_type"].astype(str)).dropna()
+    assert len(seen_late) > 20
+    appears = late.set_index(late["model_type"].astype(str))["_first_job"].reindex(seen_late.index)
+    assert (seen_late >= appears).all()
+    # popularity trends differ by family (one value per family)
+    trend = models.groupby("model_family", observed=True)["_popularity_trend"].agg(["min", "max"])
+    assert (trend["min"] == trend["max"]).all() and trend["min"].std() > 0.3
+
+
+def test_jobs_change_configuration_between_runs():
+    changing = simulate("tiny", days=10, seed=3, config_change_rate=0.3)
+    steady = simulate("tiny", days=10, seed=3, config_change_rate=0.0)
+    for fleet, expect_changes in ((changing, True), (steady, False)):
+        configs = fleet.attempts.groupby("job_id")[["batch_size", "trainer_count", "precision"]].nunique()
+        assert (configs.max(axis=1) > 1).any() == expect_changes
+    # a job's first run keeps the job's launch configuration
+    first = changing.attempts.sort_values("submit_time").drop_duplicates("job_id")
+    jobs = changing.jobs.set_index("job_id").loc[first["job_id"]]
+    assert (first["batch_size"].to_numpy() == jobs["batch_size"].to_numpy()).all()
+    assert (first["trainer_count"].to_numpy() == jobs["trainer_count"].to_numpy()).all()
+
+
+def test_placement_leans_to_what_the_scheduler_believes():
+    def share_on_best(fleet):
+        jobs = fleet.jobs
+        types = fleet.hardware["hardware_type"].astype(str).tolist()
+        truth = fleet.expected_throughput(jobs, types).pivot(
+            index="job_id", columns="hardware_type", values="expected_throughput"
+        )
+        cost = fleet.hardware.set_index(fleet.hardware["hardware_type"].astype(str))["cost_per_device_hour"]
+        per_cost = truth / cost.reindex(truth.columns).to_numpy()
+        candidates = jobs.set_index("job_id")[["_home_hardware", "_alternative_1", "_alternative_2"]].astype(str)
+        values = np.column_stack([
+            per_cost.to_numpy()[np.arange(len(per_cost)), per_cost.columns.get_indexer(candidates.loc[per_cost.index, c])]
+            for c in candidates.columns
+        ])
+        best = pd.Series(candidates.to_numpy()[np.arange(len(values)), np.nan_to_num(values, nan=-1).argmax(axis=1)],
+                         index=per_cost.index)
+        log = fleet.attempts
+        distinct = candidates.nunique(axis=1) > 1
+        on = log["job_id"].map(distinct).to_numpy(bool)
+        return float((log["hardware_type"].astype(str).to_numpy() == log["job_id"].map(best).to_numpy())[on].mean())
+
+    blind = simulate("tiny", days=10, seed=4, selection_strength=0.0, config_change_rate=0.0)
+    believing = simulate("tiny", days=10, seed=4, selection_strength=3.0, config_change_rate=0.0)
+    assert share_on_best(believing) > share_on_best(blind) + 0.05

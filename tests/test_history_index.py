@@ -13,6 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_features import START, make_catalog, make_log
+from test_features_leakage import HOUR, _long_run_log
 
 from leapml.features import HistoryIndex, build_features, candidate_rows
 from leapml.schema import LAUNCH_COLUMNS, SchemaError
@@ -43,16 +44,16 @@ def fleet_index(tiny_fleet):
 # ---------------------------------------------------------------------------
 
 
-def test_end_is_the_latest_completed_attempt(tiny_fleet, fleet_index):
+def test_end_is_when_the_latest_completed_outcome_became_known(tiny_fleet, fleet_index):
     log = tiny_fleet.attempts
     ok = log["status"] == "ok"
-    assert fleet_index.end == log.loc[ok, "submit_time"].max()
+    assert fleet_index.end == log.loc[ok, "end_time"].max()
     assert fleet_index.last_submit == log["submit_time"].max()
-    # a log whose latest attempt failed: the two differ
+    # known at submission: the latest completed submission; a failed latest attempt moves only last_submit
     failed_last = log.assign(status=log["status"].astype(str))
     latest = failed_last["submit_time"].idxmax()
     failed_last.loc[latest, ["status", "throughput"]] = ["failed", np.nan]
-    index = HistoryIndex(failed_last, tiny_fleet.hardware)
+    index = HistoryIndex(failed_last, tiny_fleet.hardware, outcome_known="submit_time")
     assert index.end < index.last_submit == log["submit_time"].max()
 
 
@@ -386,7 +387,9 @@ def test_pickle_round_trip(tiny_fleet, fleet_index):
             copy.features(rows), fleet_index.features(rows), check_exact=True
         )
     # a copy updates on its own
-    later = log.iloc[-20:].assign(submit_time=fleet_index.end + pd.Timedelta(hours=1))
+    later = log.iloc[-20:].assign(
+        submit_time=fleet_index.end + pd.Timedelta(hours=1), end_time=fleet_index.end + pd.Timedelta(hours=2)
+    )
     copy.update(later)
     assert copy.end > fleet_index.end
 
@@ -471,3 +474,25 @@ def test_the_plain_constructor_fallback_builds_the_same_frames(tiny_fleet, fleet
     monkeypatch.setattr(frames, "_from_blocks", None)
     pd.testing.assert_frame_equal(fleet_index.features(rows), with_blocks, check_exact=True)
     pd.testing.assert_frame_equal(build_features(log, hardware), training, check_exact=True)
+
+
+# ---------------------------------------------------------------------------
+# outcomes known when runs end
+# ---------------------------------------------------------------------------
+
+
+def test_history_index_waits_for_the_run_to_end():
+    log, catalog = _long_run_log(), make_catalog()
+    index = HistoryIndex(log, catalog)
+    assert index.end == START + 13 * HOUR and index.last_submit == START + 12 * HOUR
+    jobs = log.iloc[:1][["job_id", *LAUNCH_COLUMNS]]
+    for at, runs in [(START + 2 * HOUR, 0), (START + 5 * HOUR, 1), (START + 11 * HOUR, 2),
+                     (START + 14 * HOUR, 3)]:
+        rows = candidate_rows(jobs, ["A100", "H100"], at=at)
+        X = index.features(rows)
+        pd.testing.assert_frame_equal(X, build_features(rows, catalog, history=log), check_exact=True)
+        assert X["job_runs_any_hardware"].tolist() == [runs, runs]
+    # folded in later, before it has ended, then once it has: the same features either way
+    early = HistoryIndex(log.iloc[1:], catalog).update(log.iloc[:1])
+    rows = candidate_rows(jobs, ["A100"], at=START + 5 * HOUR)
+    pd.testing.assert_frame_equal(early.features(rows), index.features(rows), check_exact=True)

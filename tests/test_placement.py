@@ -23,7 +23,9 @@ def _jobs(fleet, n=3):
 def test_fit_window_trains_only_on_the_window(tiny_fleet):
     attempts = tiny_fleet.attempts
     end = attempts["submit_time"].max().floor("D") + pd.Timedelta(days=1)
-    older = attempts["submit_time"] < end - pd.Timedelta(days=2)
+    # the window holds the runs that finished in it: known earlier is outside
+    older = attempts["end_time"] < end - pd.Timedelta(days=2)
+    assert (older & (attempts["submit_time"] >= end - pd.Timedelta(days=3))).any()
     changed = attempts.copy()
     changed.loc[older, "throughput"] = changed.loc[older, "throughput"] * 3.0
     kwargs = {"window_days": 2, "model": LeapRegressor(n_estimators=5, random_state=0)}
@@ -37,6 +39,24 @@ def test_fit_window_trains_only_on_the_window(tiny_fleet):
     wide_a = fit_window(attempts, tiny_fleet.hardware, **kwargs)
     wide_b = fit_window(changed, tiny_fleet.hardware, **kwargs)
     assert not np.array_equal(wide_a.bin_edges_, wide_b.bin_edges_)
+
+
+def test_fit_window_never_trains_on_runs_still_going(tiny_fleet):
+    attempts = tiny_fleet.attempts
+    until = attempts["submit_time"].max().floor("D") - pd.Timedelta(days=1)
+    going = (attempts["submit_time"] < until) & (attempts["end_time"] >= until)
+    assert (going & (attempts["status"] == "ok")).sum() > 10
+    changed = attempts.copy()
+    changed.loc[going, "throughput"] = changed.loc[going, "throughput"] * 3.0
+    kwargs = {"window_days": 3, "until": until, "model": LeapRegressor(n_estimators=5, random_state=0)}
+    a = fit_window(attempts, tiny_fleet.hardware, **kwargs)
+    b = fit_window(changed, tiny_fleet.hardware, **kwargs)
+    np.testing.assert_array_equal(a.bin_edges_, b.bin_edges_)
+    # control: read as known at submission, the same runs are trained on
+    kwargs["outcome_known"] = "submit_time"
+    leaky_a = fit_window(attempts, tiny_fleet.hardware, **kwargs)
+    leaky_b = fit_window(changed, tiny_fleet.hardware, **kwargs)
+    assert not np.array_equal(leaky_a.bin_edges_, leaky_b.bin_edges_)
 
 
 def test_fit_window_refuses_an_empty_window(tiny_fleet):

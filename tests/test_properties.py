@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_features import make_catalog, make_log
 
-from leapml.features import build_features
+from leapml.features import build_features, outcome_known_time
 from leapml.ranking import rank_candidates
 from leapml.schema import HARDWARE_COLUMNS, SchemaError, validate_attempts, validate_hardware
 
@@ -287,7 +287,8 @@ def test_a_row_sees_exactly_the_completed_rows_before_it(seed, n, data):
     X = build_features(log, catalog)
     position = data.draw(st.integers(0, n - 1))
     row = log.iloc[position]
-    earlier = log[(log["submit_time"] < row["submit_time"]) & (log["status"] == "ok")]
+    # completed runs whose outcome was known (they had ended) before the row's submission
+    earlier = log[(outcome_known_time(log) < row["submit_time"]) & (log["status"] == "ok")]
     same_job = earlier[earlier["job_id"] == row["job_id"]]
     same_hw = same_job[same_job["hardware_type"] == row["hardware_type"]]
     got = X.iloc[position]

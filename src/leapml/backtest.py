@@ -7,8 +7,10 @@ tidy table (night x model x slice) plus the placement regret of each model's
 ranking when a truth oracle (the simulator) is at hand.
 
 Features are built once for the whole log, each row as of its own submission
-(:func:`leapml.features.build_features` reads only strictly earlier rows), so
-slicing them by night leaks nothing.
+(:func:`leapml.features.build_features` reads only outcomes known strictly
+before it), so slicing them by night leaks nothing; each night trains only on
+the attempts whose outcome was known before the night
+(:func:`leapml.placement.completed_between`).
 """
 
 from __future__ import annotations
@@ -25,14 +27,15 @@ from sklearn.base import clone
 from tqdm.auto import tqdm
 
 from ._calendar import add_days, day_start, days_between, on_clock, on_or_before
-from .features import build_features, candidate_rows
+from .features import build_features, candidate_rows, outcome_known_time
 from .metrics import coverage, median_absolute_percentage_error, within_tolerance
-from .placement import same_families
+from .placement import completed_between, same_families
 from .ranking import rank_candidates
 from .schema import validate_attempts, validate_hardware
 
 __all__ = [
     "CEILING",
+    "SUBMISSION_CEILING",
     "PUBLISHED",
     "BacktestResult",
     "default_models",
@@ -42,6 +45,14 @@ __all__ = [
 
 #: Name under which a model is replaced by the simulator's noiseless truth.
 CEILING = "ceiling"
+
+#: Name of the submission-time ceiling: the truth with the job's hidden factors
+#: estimated from its runs finished before the submission (``submission_oracle``).
+SUBMISSION_CEILING = "submission_ceiling"
+
+#: The candidate sets regret is measured over: those that truly fit (an
+#: oracle's), and those each policy itself would consider.
+REGRET_CANDIDATES = ("known_feasible", "considered")
 
 #: Figures published for the production fleet (LEAP paper), for comparison.
 PUBLISHED = {
@@ -115,8 +126,12 @@ class BacktestResult:
         One row per (night, scored attempt): measured and predicted throughput
         of every model, for plots and further analysis.
     regret : DataFrame or None
-        One row per (night, job, policy): the hardware picked, the truly best
-        one and the regret; None when no oracle was given.
+        One row per (night, job, policy, candidates): the hardware picked and
+        the regret against the truly best feasible type; ``candidates`` says
+        which types the policy ranked: ``"known_feasible"`` (only those that
+        truly fit: feasibility as an oracle knows it) or ``"considered"``
+        (those the policy itself would consider; a pick that does not fit
+        loses everything). None when no oracle was given.
     fit_seconds : DataFrame
         Seconds each model took to fit, per night.
 
@@ -173,11 +188,39 @@ class BacktestResult:
         ]
         return pd.DataFrame(rows, columns=["figure", "ours", "published"])
 
-    def regret_summary(self) -> pd.DataFrame:
-        """Mean and p90 regret and the share of optimal picks, per policy."""
+    def slice_summary(self, *, metric: str = "within_20") -> pd.DataFrame:
+        """Median of ``metric`` over nights: one row per slice, one column per model."""
+        medians = self.scores.groupby(["slice", "model"], sort=False, observed=True)[metric].median()
+        return medians.unstack("model")
+
+    def gap_to(self, reference: str = SUBMISSION_CEILING, *, metric: str = "within_20") -> pd.DataFrame:
+        """Median over nights of each model's ``metric`` minus ``reference``'s, per slice.
+
+        Negative: the model falls short of the reference by that much (a share:
+        -0.05 is five points). Raises ``ValueError`` if ``reference`` was not scored.
+        """
+        scores = self.scores
+        if reference not in set(scores["model"]):
+            raise ValueError(f"{reference!r} was not scored; models: {sorted(set(scores['model']))}")
+        wide = scores.pivot_table(index=["night", "slice"], columns="model", values=metric,
+                                  observed=True)
+        gaps = wide.sub(wide[reference], axis=0).drop(columns=reference)
+        return gaps.groupby(level="slice", sort=False).median()
+
+    def regret_summary(self, *, candidates: str = "known_feasible") -> pd.DataFrame:
+        """Mean and p90 regret and the share of optimal picks, per policy.
+
+        ``candidates``: ``"known_feasible"`` (ranked among the types that truly
+        fit) or ``"considered"`` (among the types each policy would consider).
+        """
+        if candidates not in REGRET_CANDIDATES:
+            raise ValueError(f"candidates must be one of {list(REGRET_CANDIDATES)}, got {candidates!r}")
         if self.regret is None or self.regret.empty:
             return pd.DataFrame(columns=["mean_regret", "p90_regret", "optimal_share", "jobs"])
-        grouped = self.regret.groupby("policy", sort=False, observed=True)["regret"]
+        regret = self.regret
+        if "candidates" in regret.columns:
+            regret = regret[regret["candidates"] == candidates]
+        grouped = regret.groupby("policy", sort=False, observed=True)["regret"]
         out = pd.DataFrame(
             {
                 "mean_regret": grouped.mean(),
@@ -198,8 +241,11 @@ def nightly(
     nights: int = 30,
     first_night: str | pd.Timestamp | None = None,
     oracle: Callable[[pd.DataFrame, list], pd.DataFrame] | None = None,
+    submission_oracle: Callable[[pd.DataFrame], np.ndarray] | None = None,
+    feasibility: Callable[[pd.DataFrame, pd.DataFrame], np.ndarray] | None = None,
     regret_jobs: int | None = 2000,
     features: pd.DataFrame | None = None,
+    outcome_known: str | None = None,
     n_jobs: int = 1,
     random_state: int = 0,
     progress: bool = True,
@@ -219,7 +265,8 @@ def nightly(
         ``"ceiling"`` stands for the noiseless truth. Defaults to
         :func:`default_models`.
     window_days : int, default=30
-        Days of completed attempts each night trains on.
+        Days of completed attempts each night trains on: the ``ok`` attempts
+        whose outcome became known in the ``window_days`` before the night.
     nights : int, default=30
         Number of consecutive nights to score (fewer if the log ends first).
     first_night : timestamp, optional
@@ -229,13 +276,27 @@ def nightly(
         ``oracle(jobs, hardware_types)`` returning, per (job, hardware type),
         ``expected_throughput`` and ``feasible`` (such as
         :meth:`leapml.fleet.Fleet.expected_throughput`). When given, every
-        model's ranking is scored by its regret.
+        model's ranking is scored by its regret, twice: among the types that
+        truly fit, and among the types the policy would consider.
+    submission_oracle : callable, optional
+        ``submission_oracle(attempts)`` returning one expected throughput per
+        row with the job's hidden factors estimated as of its submission (such
+        as :meth:`leapml.fleet.Fleet.expected_at_submission`). When given, it
+        is scored as the model ``"submission_ceiling"`` on every slice.
+    feasibility : callable, optional
+        ``feasibility(candidates, X)``: for each candidate row (with its
+        feature row), True or a probability that the job runs there; a
+        candidate is considered when the value is >= 0.5. The default
+        considers every catalog type available at the submission.
     regret_jobs : int or None, default=2000
         At most this many jobs a night are ranked for the regret (a seeded
         sample); None ranks every job.
     features : DataFrame, optional
         Precomputed ``build_features(attempts, hardware)``, to share between
         runs.
+    outcome_known : {"end_time", "run_hours", "submit_time"}, optional
+        When an attempt's outcome becomes known, for the features and the
+        training windows (:func:`leapml.features.outcome_known_time`).
     n_jobs : int, default=1
         Nights run in parallel with joblib.
     random_state : int, default=0
@@ -281,7 +342,7 @@ def nightly(
 
     attempts = attempts.reset_index(drop=True)
     if features is None:
-        features = build_features(attempts, hardware)
+        features = build_features(attempts, hardware, outcome_known=outcome_known)
     else:
         features = features.reset_index(drop=True)
         if len(features) != len(attempts):
@@ -305,7 +366,8 @@ def nightly(
             "give a longer log or a smaller window_days"
         )
 
-    context = _Context(attempts, hardware, features, models, window_days, oracle, regret_jobs)
+    context = _Context(attempts, hardware, features, models, window_days, oracle, regret_jobs,
+                       submission_oracle, feasibility, outcome_known)
     tasks = (delayed(_run_night)(context, night, random_state + i) for i, night in enumerate(night_list))
     results = Parallel(n_jobs=n_jobs, return_as="generator")(tasks)
     if n_jobs == 1:
@@ -340,6 +402,9 @@ class _Context:
     window_days: int
     oracle: Callable | None
     regret_jobs: int | None
+    submission_oracle: Callable | None = None
+    feasibility: Callable | None = None
+    outcome_known: str | None = None
     bar: tqdm | None = None
     nights: list = field(default_factory=list)
 
@@ -358,7 +423,8 @@ def _run_night(ctx: _Context, night: pd.Timestamp, seed: int):
     attempts, features = ctx.attempts, ctx.features
     t = attempts["submit_time"]
     ok = (attempts["status"].astype(str) == "ok").to_numpy()
-    train = ok & (t >= add_days(night, -ctx.window_days)).to_numpy() & (t < night).to_numpy()
+    train = completed_between(attempts, start=add_days(night, -ctx.window_days), end=night,
+                              outcome_known=ctx.outcome_known)
     test = ok & (t >= night).to_numpy() & (t < add_days(night, 1)).to_numpy()
     if not train.any() or not test.any():
         return None
@@ -379,6 +445,8 @@ def _run_night(ctx: _Context, night: pd.Timestamp, seed: int):
         ctx.advance()
         fitted[name] = estimator
         predictions[name] = np.asarray(estimator.predict(X_test), dtype=float)
+    if ctx.submission_oracle is not None:
+        predictions[SUBMISSION_CEILING] = np.asarray(ctx.submission_oracle(scored), dtype=float)
 
     slices = _slices(scored, X_test, predictions)
     weights = scored["device_hours"].to_numpy(float)
@@ -446,7 +514,7 @@ def _score_row(night, model, slice_name, y, pred, weights) -> dict:
 
 
 def _night_regret(ctx: _Context, night, scored: pd.DataFrame, fitted: dict, seed: int) -> pd.DataFrame:
-    """Rank every feasible hardware type for the night's jobs with each policy."""
+    """Rank the night's jobs' candidates with each policy, among known-feasible and considered types."""
     jobs = scored.drop_duplicates("job_id", keep="first")
     if ctx.regret_jobs is not None and len(jobs) > ctx.regret_jobs:
         jobs = jobs.sample(ctx.regret_jobs, random_state=seed)
@@ -457,64 +525,89 @@ def _night_regret(ctx: _Context, night, scored: pd.DataFrame, fitted: dict, seed
     truth["hardware_type"] = truth["hardware_type"].astype(str)
 
     candidates = candidate_rows(jobs, available, at=jobs["submit_time"])
-    X = build_features(candidates, hardware, history=same_families(ctx.attempts, candidates))
+    X = build_features(candidates, hardware, history=same_families(ctx.attempts, candidates),
+                       outcome_known=ctx.outcome_known)
     base = candidates[["job_id", "hardware_type", "trainer_count"]].copy()
     base["hardware_type"] = base["hardware_type"].astype(str)
     base = base.merge(truth, on=["job_id", "hardware_type"], how="left", validate="one_to_one")
     base["feasible"] = base["feasible"].fillna(False).astype(bool)
+    base["considered"] = _considered(ctx.feasibility, candidates, X)
     cost = dict(zip(hardware["hardware_type"].astype(str), hardware["cost_per_device_hour"], strict=True))
     base["true_per_cost"] = base["expected_throughput"] / (
         base["hardware_type"].map(cost) * base["trainer_count"]
     )
     best = base[base["feasible"]].groupby("job_id")["true_per_cost"].max()
-
-    picks = {}
-    for name, estimator in fitted.items():
-        frame = base.copy()
-        frame["predicted_throughput"] = np.asarray(estimator.predict(X), dtype=float)
-        ranked = rank_candidates(frame, cost=cost, feasible_col="feasible", top_k=1)
-        picks[name] = ranked.set_index("job_id")["hardware_type"]
+    predicted = {name: np.asarray(estimator.predict(X), dtype=float) for name, estimator in fitted.items()}
     if CEILING in ctx.models:
-        frame = base.copy()
-        frame["predicted_throughput"] = frame["expected_throughput"]
-        ranked = rank_candidates(frame, cost=cost, feasible_col="feasible", top_k=1)
-        picks[CEILING] = ranked.set_index("job_id")["hardware_type"]
-    feasible = base[base["feasible"]]
-    cheapest = feasible.assign(c=feasible["hardware_type"].map(cost)).sort_values(
-        ["job_id", "c", "hardware_type"]
-    )
-    picks["cheapest_feasible"] = cheapest.drop_duplicates("job_id").set_index("job_id")["hardware_type"]
-    picks["stay_on_last_hardware"] = _last_hardware(ctx.attempts, jobs)
-
+        predicted[CEILING] = base["expected_throughput"].to_numpy(float)
+    last_hardware = _last_hardware(ctx.attempts, jobs, ctx.outcome_known)
     true_lookup = base.set_index(["job_id", "hardware_type"])["true_per_cost"]
     rows = []
-    for policy, pick in picks.items():
-        pick = pick.reindex(best.index)
-        keys = list(zip(pick.index, pick.astype(str), strict=True))
-        value = true_lookup.reindex(keys).to_numpy(float)
-        regret = 1.0 - np.nan_to_num(value, nan=0.0) / best.to_numpy(float)
-        rows.append(
-            pd.DataFrame(
-                {
-                    "night": night,
-                    "job_id": best.index.to_numpy(),
-                    "policy": policy,
-                    "picked": pick.astype(str).to_numpy(),
-                    "regret": np.clip(regret, 0.0, 1.0),
-                }
+    for candidates_name, column in zip(REGRET_CANDIDATES, ("feasible", "considered"), strict=True):
+        picks = _picks(base, predicted, cost, column)
+        picks["stay_on_last_hardware"] = last_hardware
+        for policy, pick in picks.items():
+            pick = pick.reindex(best.index)
+            keys = list(zip(pick.index, pick.astype(str), strict=True))
+            # a pick that does not fit (or no pick) runs nothing: all is lost
+            value = true_lookup.reindex(keys).to_numpy(float)
+            regret = 1.0 - np.nan_to_num(value, nan=0.0) / best.to_numpy(float)
+            rows.append(
+                pd.DataFrame(
+                    {
+                        "night": night,
+                        "job_id": best.index.to_numpy(),
+                        "policy": policy,
+                        "candidates": candidates_name,
+                        "picked": pick.astype(str).to_numpy(),
+                        "regret": np.clip(regret, 0.0, 1.0),
+                    }
+                )
             )
-        )
     return pd.concat(rows, ignore_index=True)
 
 
-def _last_hardware(attempts: pd.DataFrame, jobs: pd.DataFrame) -> pd.Series:
-    """The hardware of each job's last completed run before its submission.
+def _considered(feasibility, candidates: pd.DataFrame, X: pd.DataFrame) -> np.ndarray:
+    """Which candidates a policy considers: every one, or those ``feasibility`` gives >= 0.5."""
+    if feasibility is None:
+        return np.ones(len(candidates), dtype=bool)
+    values = np.asarray(feasibility(candidates, X), dtype=float)
+    if values.shape != (len(candidates),) or not np.isfinite(values).all():
+        raise ValueError(
+            f"feasibility must return one finite value per candidate ({len(candidates)}), "
+            f"got shape {values.shape}"
+        )
+    return values >= 0.5
 
-    Jobs with no earlier run stay where the fleet placed this attempt.
+
+def _picks(base: pd.DataFrame, predicted: dict, cost: dict, column: str) -> dict:
+    """Each policy's pick per job among the candidates where ``column`` holds."""
+    picks = {}
+    for name, values in predicted.items():
+        frame = base.assign(predicted_throughput=values)
+        ranked = rank_candidates(frame, cost=cost, feasible_col=column, top_k=1)
+        ranked = ranked[ranked[column].to_numpy(bool)]  # a job with no candidate left gets no pick
+        picks[name] = ranked.set_index("job_id")["hardware_type"]
+    allowed = base[base[column]]
+    cheapest = allowed.assign(c=allowed["hardware_type"].map(cost)).sort_values(
+        ["job_id", "c", "hardware_type"]
+    )
+    picks["cheapest_feasible"] = cheapest.drop_duplicates("job_id").set_index("job_id")["hardware_type"]
+    return picks
+
+
+def _last_hardware(attempts: pd.DataFrame, jobs: pd.DataFrame, outcome_known=None) -> pd.Series:
+    """The hardware of each job's last run completed (outcome known) before its submission.
+
+    Jobs with no such run stay where the fleet placed this attempt.
     """
-    history = attempts[attempts["status"].astype(str) == "ok"][["job_id", "submit_time", "hardware_type"]]
+    ok = attempts["status"].astype(str) == "ok"
+    history = attempts.loc[ok, ["job_id", "hardware_type"]].assign(
+        submit_time=outcome_known_time(attempts[ok], outcome_known=outcome_known).dt.as_unit("ns")
+    )
     history = history.sort_values("submit_time")
     query = jobs[["job_id", "submit_time", "hardware_type"]].sort_values("submit_time")
+    query["submit_time"] = query["submit_time"].dt.as_unit("ns")
     merged = pd.merge_asof(
         query.rename(columns={"hardware_type": "placed"}),
         history.rename(columns={"hardware_type": "last"}),
@@ -538,6 +631,7 @@ def held_out(
     window_days: int = 30,
     test_days: int = 1,
     n_jobs: int = 1,
+    outcome_known: str | None = None,
     progress: bool = True,
 ) -> pd.DataFrame:
     """How much accuracy is lost on a hardware type or model family never seen.
@@ -565,9 +659,11 @@ def held_out(
     night : timestamp, optional
         First scored day; defaults to the log's first day plus ``window_days``.
     window_days, test_days : int
-        Training window and scored days.
+        Training window (attempts whose outcome became known in it) and scored days.
     n_jobs : int, default=1
         Groups held out in parallel with joblib (one task per group).
+    outcome_known : {"end_time", "run_hours", "submit_time"}, optional
+        When an attempt's outcome becomes known (:func:`leapml.features.outcome_known_time`).
     progress : bool
         Show a progress bar.
 
@@ -601,7 +697,8 @@ def held_out(
     else:
         first = day_start(on_clock(night, t.dt.tz))
     ok = (attempts["status"].astype(str) == "ok").to_numpy()
-    train = ok & (t >= add_days(first, -window_days)).to_numpy() & (t < first).to_numpy()
+    train = completed_between(attempts, start=add_days(first, -window_days), end=first,
+                              outcome_known=outcome_known)
     test = ok & (t >= first).to_numpy() & (t < add_days(first, test_days)).to_numpy()
     if not train.any() or not test.any():
         raise ValueError("no training or test rows around the chosen night; check the dates")
@@ -613,10 +710,11 @@ def held_out(
     if unknown:
         raise ValueError(f"{by} value(s) not in the log: {unknown}")
 
-    features = build_features(attempts, hardware)
+    features = build_features(attempts, hardware, outcome_known=outcome_known)
     y = attempts["throughput"].to_numpy(float)
     reference = clone(model).fit(features[train], y[train])
-    experiment = _HeldOut(attempts, hardware, features, y, key, train, test, model, reference, by)
+    experiment = _HeldOut(attempts, hardware, features, y, key, train, test, model, reference, by,
+                          outcome_known)
     tasks = (delayed(_held_out_group)(experiment, group) for group in groups)
     results = Parallel(n_jobs=n_jobs, return_as="generator")(tasks)
     bar = tqdm(results, total=len(groups), desc=f"held-out {by}", disable=not progress)
@@ -635,6 +733,7 @@ class _HeldOut:
     model: object
     reference: object
     by: str
+    outcome_known: str | None = None
 
 
 def _held_out_group(ctx: _HeldOut, group) -> dict | None:
@@ -648,10 +747,11 @@ def _held_out_group(ctx: _HeldOut, group) -> dict | None:
     # Rebuild every feature from a history without the group, training rows
     # included: a type that just arrived has left no trace in anyone's history.
     others = attempts[~member]
-    X_others = build_features(others, hardware)
+    X_others = build_features(others, hardware, outcome_known=ctx.outcome_known)
     keep = (ctx.train & ~member)[~member]
     outside_model = clone(ctx.model).fit(X_others[keep], y[~member][keep])
-    X_out = build_features(attempts[scored], hardware, history=others)
+    X_out = build_features(attempts[scored], hardware, history=others,
+                           outcome_known=ctx.outcome_known)
     outside = within_tolerance(y[scored], outside_model.predict(X_out))
     return {
         ctx.by: str(group),

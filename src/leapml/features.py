@@ -16,8 +16,9 @@ is submitted:
    type and on any hardware.
 
 History is read *as of* each row's ``submit_time``: only completed (``ok``)
-rows of the history log submitted strictly earlier are used, so rows with the
-same ``submit_time`` never see each other. Where the rows state a
+rows of the history log whose outcome was known strictly earlier are used (a
+run's throughput is known when it ends: :func:`outcome_known_time`), so a run
+still going when a row is submitted is invisible to it. Where the rows state a
 ``throughput_unit`` (an optional column), the history is keyed by unit too:
 no mean mixes tokens/s with images/s. Columns the simulator adds for
 evaluation (``expected_throughput``) and hidden columns (names starting with
@@ -48,6 +49,7 @@ from leapml.schema import (
 __all__ = [
     "FEATURE_GROUPS",
     "HISTORY_COLUMNS",
+    "OUTCOME_KNOWN_RULES",
     "HistoryIndex",
     "OTHER_PRECISION_FALLBACK",
     "PRECISION_FALLBACK",
@@ -55,6 +57,7 @@ __all__ = [
     "build_features",
     "candidate_rows",
     "feature_names",
+    "outcome_known_time",
 ]
 
 #: For each precision a job asks for, the precisions whose peak FLOP/s is used,
@@ -158,7 +161,9 @@ HISTORY_COLUMNS = (
     "throughput",
 )
 # Outcome columns of an attempt that say nothing about a candidate to score.
-_OUTCOME_COLUMNS = ("status", "throughput", "device_hours", *TRUTH_COLUMNS)
+_OUTCOME_COLUMNS = ("status", "throughput", "device_hours", "end_time", *TRUTH_COLUMNS)
+#: The rules :func:`outcome_known_time` can read the time an outcome becomes known by.
+OUTCOME_KNOWN_RULES = ("end_time", "run_hours", "submit_time")
 _DAY_NS = 86_400 * 10**9
 _SPEC_COLUMNS = (
     "memory_gb",
@@ -592,9 +597,9 @@ class _Rows:
 class _Past:
     """Completed history rows as arrays, with the quantities the history features read."""
 
-    #: the arrays, one value per row (``ns``: submit time; ``log``: log throughput;
-    #: ``per_peak``: log samples per peak TFLOP; ``steps``: log steps per second, 0
-    #: where the batch size is unknown; ``batch_known``: 1 where it is known, else 0)
+    #: the arrays, one value per row (``ns``: when the outcome became known; ``log``: log
+    #: throughput; ``per_peak``: log samples per peak TFLOP; ``steps``: log steps per second,
+    #: 0 where the batch size is unknown; ``batch_known``: 1 where it is known, else 0)
     FIELDS = (
         "ns", "hardware", "trainers", "throughput", "peak", "log", "per_peak", "steps", "batch_known"
     )
@@ -605,14 +610,14 @@ class _Past:
             setattr(self, name, arrays[name])
 
     @classmethod
-    def read(cls, columns, parsed, ok: np.ndarray, catalog: _Catalog) -> _Past:
+    def read(cls, columns, parsed, ok: np.ndarray, catalog: _Catalog, known_ns: np.ndarray) -> _Past:
         """The ``ok`` rows of a checked history log (what :func:`_check_rows` returned)."""
         every = ok.all()
 
         def pick(values):
             return values if every else values[ok]
 
-        ns, aware = _time_ns(columns["submit_time"])
+        aware = getattr(columns["submit_time"].dtype, "tz", None) is not None
         hardware = pick(parsed["hardware_type"])
         trainers = pick(parsed["trainer_count"])
         throughput = pick(parsed["throughput"])
@@ -622,7 +627,7 @@ class _Past:
         batch_known = ~np.isnan(steps)
         return cls(
             aware,
-            ns=pick(ns),
+            ns=pick(known_ns),
             hardware=hardware,
             trainers=trainers,
             throughput=throughput,
@@ -649,18 +654,136 @@ class _Past:
 
 
 def _read_history(
-    history: pd.DataFrame, catalog: _Catalog, what: str = "the history log"
+    history: pd.DataFrame, catalog: _Catalog, what: str = "the history log", outcome_known=None
 ) -> tuple[np.ndarray, dict[str, pd.Series], _Past]:
-    """Check a history log; return its ``ok`` mask, the columns read and its completed rows."""
+    """Check a history log; return its ``ok`` mask, the columns read and its completed rows.
+
+    The completed rows are timed by when their outcome became known
+    (:func:`outcome_known_time` with ``outcome_known``).
+    """
     missing = [c for c in HISTORY_COLUMNS if c not in history.columns]
     if missing:
         raise SchemaError(what, [f"missing column(s): {missing}"])
     ok = _text_codes(history["status"], _OK_CODES) == 0
     problems: list[str] = []
     columns, parsed = _check_rows(history, HISTORY_COLUMNS, catalog.codes, problems, rows=ok)
+    if not problems:
+        try:
+            known = _known_ns(history, columns, ok, outcome_known, problems)
+        except SchemaError as err:
+            raise SchemaError(what, err.problems) from None
     if problems:
         raise SchemaError(what, problems)
-    return ok, columns, _Past.read(columns, parsed, ok, catalog)
+    return ok, columns, _Past.read(columns, parsed, ok, catalog, known)
+
+
+def outcome_known_time(log: pd.DataFrame, *, outcome_known: str | None = None) -> pd.Series:
+    """When each attempt's outcome (its throughput, or its failure) becomes known.
+
+    A run's throughput is known once the run has ended, not when it was
+    submitted: history features and nightly training windows read an attempt
+    only from this time on.
+
+    Parameters
+    ----------
+    log : DataFrame
+        An attempt log.
+    outcome_known : {"end_time", "run_hours", "submit_time"}, optional
+        The rule. ``"end_time"`` reads the log's ``end_time`` column (the
+        simulator writes it). ``"run_hours"`` takes ``submit_time`` plus
+        ``device_hours / trainer_count`` hours: the run's length when every
+        trainer runs from start to end (queueing time is not counted).
+        ``"submit_time"`` takes the outcome as known at submission: right
+        only for logs whose runs end before anything is submitted after them,
+        and a leak otherwise. By default: ``"end_time"`` when the log has
+        that column, else ``"run_hours"`` when it has ``device_hours``; a log
+        with neither must name its rule.
+
+    Returns
+    -------
+    Series
+        Timestamps, on the log's index, with the time zone of ``submit_time``.
+
+    Raises
+    ------
+    ValueError
+        If ``outcome_known`` is not one of :data:`OUTCOME_KNOWN_RULES`.
+    SchemaError
+        If the columns the rule reads are missing, or the log has neither
+        ``end_time`` nor ``device_hours`` and no rule is given.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> log = pd.DataFrame({"submit_time": pd.to_datetime(["2024-01-01 00:00"]),
+    ...                     "trainer_count": [8], "device_hours": [16.0]})
+    >>> str(outcome_known_time(log).iloc[0])
+    '2024-01-01 02:00:00'
+    >>> str(outcome_known_time(log, outcome_known="submit_time").iloc[0])
+    '2024-01-01 00:00:00'
+    """
+    _require_frame(log, "log")
+    rule = _outcome_known_rule(log.columns, outcome_known)
+    if rule != "run_hours":
+        return log[rule]
+    hours = _floats(log["device_hours"]) / _floats(log["trainer_count"])
+    duration = pd.to_timedelta(hours, unit="h").to_numpy()
+    return pd.Series(log["submit_time"].array + duration, index=log.index, name="outcome_known")
+
+
+def _outcome_known_rule(columns, outcome_known: str | None) -> str:
+    """The rule named, or the default one for a log with these columns."""
+    if outcome_known is None:
+        if "end_time" in columns:
+            return "end_time"
+        if "device_hours" in columns:
+            return "run_hours"
+        raise SchemaError(
+            "the history log",
+            [
+                "no end_time or device_hours column: say when outcomes become known with "
+                "outcome_known='submit_time' (runs end before the next submission) or add "
+                "an end_time column"
+            ],
+        )
+    if outcome_known not in OUTCOME_KNOWN_RULES:
+        raise ValueError(
+            f"outcome_known must be one of {list(OUTCOME_KNOWN_RULES)} or None, got {outcome_known!r}"
+        )
+    needed = {"end_time": ["end_time"], "run_hours": ["submit_time", "device_hours", "trainer_count"],
+              "submit_time": ["submit_time"]}[outcome_known]
+    missing = [c for c in needed if c not in columns]
+    if missing:
+        raise SchemaError(
+            "the history log", [f"outcome_known={outcome_known!r} reads missing column(s) {missing}"]
+        )
+    return outcome_known
+
+
+def _known_ns(
+    history: pd.DataFrame, columns: dict, ok: np.ndarray, outcome_known, problems: list[str]
+) -> np.ndarray | None:
+    """Nanoseconds at which each row's outcome is known (None, with problems, if unreadable).
+
+    Also keeps the times read in ``columns["outcome_known"]``.
+    """
+    known = outcome_known_time(history, outcome_known=outcome_known)
+    if not pd.api.types.is_datetime64_any_dtype(known.dtype):
+        problems.append(f"column 'end_time' has dtype {known.dtype}, expected a timestamp")
+        return None
+    submit = columns["submit_time"]
+    if (getattr(known.dtype, "tz", None) is None) != (getattr(submit.dtype, "tz", None) is None):
+        problems.append("end_time and submit_time differ in time-zone awareness")
+        return None
+    null = _null(known) & ok
+    if null.any():
+        problems.append(f"the time the outcome is known is null in {_describe_rows(null, history)}")
+    ns, _ = _time_ns(known)
+    early = ok & ~null & (ns < _time_ns(submit)[0])
+    if early.any():
+        problems.append(f"end_time is before submit_time in {_describe_rows(early, history)}")
+    columns["outcome_known"] = known
+    return ns
 
 
 def _check_time_zones(rows: _Rows, past: _Past) -> None:
@@ -1009,6 +1132,7 @@ def build_features(
     hardware: pd.DataFrame,
     *,
     history: pd.DataFrame | None = None,
+    outcome_known: str | None = None,
 ) -> pd.DataFrame:
     """Build the submission-time feature matrix of a set of attempts.
 
@@ -1027,10 +1151,14 @@ def build_features(
     history : DataFrame, optional
         The log past measurements are read from, with the columns of
         :data:`HISTORY_COLUMNS`. Defaults to ``attempts`` itself. For each row
-        of ``attempts``, only rows of ``history`` with ``status == "ok"`` and a
-        ``submit_time`` strictly earlier than the row's are read. To score
-        submissions against the same log many times, build a
-        :class:`HistoryIndex` once instead.
+        of ``attempts``, only rows of ``history`` with ``status == "ok"``
+        whose outcome was known strictly before the row's ``submit_time``
+        are read. To score submissions against the same log many times,
+        build a :class:`HistoryIndex` once instead.
+    outcome_known : {"end_time", "run_hours", "submit_time"}, optional
+        When a history row's outcome becomes known (:func:`outcome_known_time`):
+        by default its ``end_time``, else its submission plus its run's
+        length (``device_hours / trainer_count`` hours).
 
     Returns
     -------
@@ -1089,7 +1217,7 @@ def build_features(
     validate_hardware(hardware)
     catalog = _Catalog(hardware)
     rows = _Rows(attempts, catalog)
-    ok, columns, past = _read_history(history, catalog)
+    ok, columns, past = _read_history(history, catalog, outcome_known=outcome_known)
     _check_time_zones(rows, past)
 
     subset = ok if same else None
@@ -1262,7 +1390,8 @@ class HistoryIndex:
     type, the job, the model type on a hardware type, the model type, the
     model family on a hardware type), the count of completed attempts, the
     sums behind the mean features and the latest attempt's values. Rows
-    submitted after the log's latest completed attempt are then described by
+    submitted after the latest outcome of the log became known (:attr:`end`:
+    the outcome of a run counts from when it ended) are then described by
     looking their keys up, in time independent of the log's length.
 
     :meth:`features` returns exactly what ``build_features(attempts, hardware,
@@ -1279,13 +1408,16 @@ class HistoryIndex:
         rows are kept).
     hardware : DataFrame
         The hardware catalog; rows to describe must use its types.
+    outcome_known : {"end_time", "run_hours", "submit_time"}, optional
+        When an attempt's outcome becomes known, as for :func:`build_features`;
+        :meth:`update` reads new attempts by the same rule.
 
     Attributes
     ----------
     end : Timestamp or None
-        The latest ``submit_time`` of a completed (``ok``) attempt of the log
-        (None when there is none): rows submitted strictly after it are
-        answered from the kept statistics.
+        The latest time an outcome of a completed (``ok``) attempt of the log
+        became known (None when there is none): rows submitted strictly after
+        it are answered from the kept statistics.
     last_submit : Timestamp or None
         The latest ``submit_time`` of any attempt of the log, whatever its
         status (None when there is none).
@@ -1317,12 +1449,13 @@ class HistoryIndex:
     True
     """
 
-    def __init__(self, history: pd.DataFrame, hardware: pd.DataFrame):
+    def __init__(self, history: pd.DataFrame, hardware: pd.DataFrame, *, outcome_known: str | None = None):
         _require_frame(history, "history")
         _require_frame(hardware, "hardware")
         validate_hardware(hardware)
         self._catalog = _Catalog(hardware)
-        ok, columns, past = _read_history(history, self._catalog)
+        self._outcome_known = outcome_known
+        ok, columns, past = _read_history(history, self._catalog, outcome_known=outcome_known)
         self._past = past
         self._values: dict[str, dict] = {}
         self._codes: dict[str, np.ndarray] = {}
@@ -1340,15 +1473,15 @@ class HistoryIndex:
         self._aware = getattr(columns["submit_time"].dtype, "tz", None) is not None
         self.end = None
         self.last_submit = None
-        self._advance(columns["submit_time"], ok)
+        self._advance(columns, ok)
 
     def __repr__(self) -> str:
         return f"HistoryIndex({len(self._past):,} completed attempts, end={self.end})"
 
-    def _advance(self, submit_time: pd.Series, ok: np.ndarray) -> None:
-        """Move :attr:`end` and :attr:`last_submit` to the latest of ``submit_time``."""
-        times = submit_time.array
-        for name, latest in (("end", times[ok].max()), ("last_submit", times.max())):
+    def _advance(self, columns: dict, ok: np.ndarray) -> None:
+        """Move :attr:`end` and :attr:`last_submit` to the latest of the log's times read."""
+        known, submitted = columns["outcome_known"].array, columns["submit_time"].array
+        for name, latest in (("end", known[ok].max()), ("last_submit", submitted.max())):
             if not pd.isna(latest):
                 current = getattr(self, name)
                 setattr(self, name, latest if current is None else max(current, latest))
@@ -1487,7 +1620,9 @@ class HistoryIndex:
         """
         _require_frame(new_attempts, "new_attempts")
         catalog = self._catalog
-        ok, columns, new = _read_history(new_attempts, catalog, "the new attempts")
+        ok, columns, new = _read_history(
+            new_attempts, catalog, "the new attempts", outcome_known=self._outcome_known
+        )
         aware = getattr(columns["submit_time"].dtype, "tz", None) is not None
         if (
             aware != self._aware
@@ -1512,7 +1647,7 @@ class HistoryIndex:
                     for key, name in _KEY_COLUMNS.items()
                 },
             )
-        self._advance(columns["submit_time"], ok)
+        self._advance(columns, ok)
         return self
 
     def _fold(self, new: _Past, key_values: dict) -> None:

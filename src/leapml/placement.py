@@ -21,12 +21,13 @@ from .features import (
     build_features,
     candidate_rows,
     feature_names,
+    outcome_known_time,
 )
 from .ranking import _rank_arrays, rank_candidates
 from .schema import validate_attempts, validate_hardware
 
-__all__ = ["explain_picks", "fit_feasibility", "fit_window", "place", "predict_candidates",
-           "same_families"]
+__all__ = ["completed_between", "explain_picks", "fit_feasibility", "fit_window", "place",
+           "predict_candidates", "same_families"]
 
 _PREDICTION_COLUMNS = pd.Index(["job_id", "hardware_type", "trainer_count", "predicted_throughput",
                                 "fit_probability", "throughput_low", "throughput_high"])
@@ -50,6 +51,47 @@ _FEATURE_NAMES = feature_names()
 _FEATURE_INDEX = pd.Index(_FEATURE_NAMES)
 
 
+def completed_between(
+    attempts: pd.DataFrame, *, start, end, outcome_known: str | None = None
+) -> np.ndarray:
+    """Which attempts completed (``ok``) with an outcome known in ``[start, end)``.
+
+    These are the rows a fit at ``end`` may train on: a run still going at
+    ``end`` has no measured throughput yet, whenever it was submitted.
+
+    Parameters
+    ----------
+    attempts : DataFrame
+        The attempt log.
+    start, end : timestamp
+        The window (``end`` exclusive).
+    outcome_known : {"end_time", "run_hours", "submit_time"}, optional
+        When an outcome becomes known (:func:`leapml.features.outcome_known_time`).
+
+    Returns
+    -------
+    ndarray of bool
+        One value per row of ``attempts``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> log = pd.DataFrame({"status": ["ok", "ok", "failed"],
+    ...     "submit_time": pd.to_datetime(["2024-01-01 20:00", "2024-01-01 22:00", "2024-01-01 23:00"]),
+    ...     "end_time": pd.to_datetime(["2024-01-01 21:00", "2024-01-02 03:00", "2024-01-01 23:30"])})
+    >>> completed_between(log, start="2024-01-01", end="2024-01-02").tolist()
+    [True, False, False]
+    """
+    known = outcome_known_time(attempts, outcome_known=outcome_known)
+    return _known_between(attempts, known, pd.Timestamp(start), pd.Timestamp(end), ("ok",))
+
+
+def _known_between(attempts, known, start, end, statuses) -> np.ndarray:
+    """Rows of ``statuses`` whose outcome became known in ``[start, end)``."""
+    return (attempts["status"].astype(str).isin(statuses) & (known >= start) & (known < end)
+            ).to_numpy(dtype=bool)
+
+
 def fit_window(
     attempts: pd.DataFrame,
     hardware: pd.DataFrame,
@@ -58,17 +100,20 @@ def fit_window(
     until: str | pd.Timestamp | None = None,
     model=None,
     calibration_days: int = 0,
+    outcome_known: str | None = None,
 ):
-    """Fit a model on the completed attempts of the last ``window_days`` days.
+    """Fit a model on the attempts completed in the last ``window_days`` days.
 
     Parameters
     ----------
     attempts, hardware : DataFrame
         The attempt log and the hardware catalog.
     window_days : int, default=30
-        Length of the training window.
+        Length of the training window: attempts whose outcome became known in
+        it (:func:`completed_between`).
     until : timestamp, optional
-        End of the window (exclusive); defaults to the end of the log's last day.
+        End of the window (exclusive); defaults to the end of the log's last
+        day of submissions (runs still going then are not trained on).
     model : estimator, optional
         Unfitted model to clone and fit; defaults to :class:`~leapml.LeapRegressor`.
     calibration_days : int, default=0
@@ -76,6 +121,9 @@ def fit_window(
         and calibrate the model's prediction intervals on them
         (:meth:`~leapml.LeapRegressor.calibrate`, grouped by how much of the
         job the log has seen: :func:`history_groups`). 0: no intervals.
+    outcome_known : {"end_time", "run_hours", "submit_time"}, optional
+        When an attempt's outcome becomes known, for the window and the
+        history features (:func:`leapml.features.outcome_known_time`).
 
     Returns
     -------
@@ -108,10 +156,11 @@ def fit_window(
         model = LeapRegressor()
     if not 0 <= calibration_days < window_days:
         raise ValueError(f"calibration_days must be in [0, window_days), got {calibration_days}")
-    attempts, window, end = _window(attempts, hardware, window_days, until, "completed", ("ok",))
-    X = build_features(attempts, hardware)
+    attempts, window, end, known = _window(attempts, hardware, window_days, until, "completed",
+                                           ("ok",), outcome_known)
+    X = build_features(attempts, hardware, outcome_known=outcome_known)
     y = attempts["throughput"].to_numpy(float)
-    held_back = window & (attempts["submit_time"] >= add_days(end, -calibration_days, keep_time=True)).to_numpy()
+    held_back = window & (known >= add_days(end, -calibration_days, keep_time=True)).to_numpy()
     if calibration_days and (not held_back.any() or held_back.sum() == window.sum()):
         raise ValueError(f"the last {calibration_days} day(s) of the window hold no completed "
                          "attempt, or all of them: nothing to calibrate on, or to fit")
@@ -121,8 +170,9 @@ def fit_window(
     return fitted
 
 
-def _window(attempts, hardware, window_days, until, what, statuses):
-    """The checked log (fresh index) and its rows of ``statuses`` in the training window."""
+def _window(attempts, hardware, window_days, until, what, statuses, outcome_known):
+    """The checked log (fresh index), its rows of ``statuses`` whose outcome became known in
+    the training window, the window's end, and when each row's outcome became known."""
     if window_days < 1:
         raise ValueError(f"window_days must be >= 1, got {window_days}")
     # refuse a bad log here, by name, before pandas or LightGBM trip over it
@@ -132,10 +182,11 @@ def _window(attempts, hardware, window_days, until, what, statuses):
     # whole days of the log's clock, whatever its daylight-saving changes
     end = add_days(t.max(), 1) if until is None else on_clock(until, t.dt.tz)
     start = add_days(end, -window_days, keep_time=until is not None)
-    window = (attempts["status"].astype(str).isin(statuses) & (t >= start) & (t < end)).to_numpy()
+    known = outcome_known_time(attempts, outcome_known=outcome_known)
+    window = _known_between(attempts, known, start, end, statuses)
     if not window.any():
         raise ValueError(f"no {what} attempts between {start} and {end}: nothing to fit")
-    return attempts, window, end
+    return attempts, window, end, known
 
 
 def fit_feasibility(
@@ -145,6 +196,7 @@ def fit_feasibility(
     window_days: int = 30,
     until: str | pd.Timestamp | None = None,
     model=None,
+    outcome_known: str | None = None,
 ):
     """Fit a model of whether a job fits on a hardware type, from the log's outcomes alone.
 
@@ -167,6 +219,8 @@ def fit_feasibility(
         that also needs a model family and a precision to have completed on a
         type before it lets a job fit there (:data:`EVIDENCE_COLUMNS`): the
         log never shows what a scheduler did not try.
+    outcome_known : {"end_time", "run_hours", "submit_time"}, optional
+        When an attempt's outcome becomes known, as for :func:`fit_window`.
 
     Returns
     -------
@@ -188,8 +242,9 @@ def fit_feasibility(
 
         model = FeasibilityClassifier(evidence_columns=list(EVIDENCE_COLUMNS),
                                       monotone=dict(MONOTONE_FEATURES), random_state=0)
-    attempts, window, _ = _window(attempts, hardware, window_days, until, "ok or oom", ("ok", "oom"))
-    X = build_features(attempts, hardware)
+    attempts, window, _, _ = _window(attempts, hardware, window_days, until, "ok or oom",
+                                     ("ok", "oom"), outcome_known)
+    X = build_features(attempts, hardware, outcome_known=outcome_known)
     fitted = (attempts.loc[window, "status"].astype(str) == "ok").to_numpy()
     return clone(model).fit(X.loc[window, FEASIBILITY_FEATURES], fitted)
 
@@ -220,7 +275,10 @@ def predict_candidates(
         The attempt log to read earlier runs from, or a
         :class:`~leapml.features.HistoryIndex` of it built with the same
         catalog (the same features, without re-reading the log: the way to
-        score submissions one at a time).
+        score submissions one at a time). A log's outcomes count from when
+        they became known by the default rule of
+        :func:`leapml.features.outcome_known_time`; for another rule, pass an
+        index built with ``outcome_known``.
     at : timestamp, optional
         Submission time of every job when ``jobs`` has no ``submit_time``;
         defaults to just after the last attempt of ``history`` (its

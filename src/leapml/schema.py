@@ -145,6 +145,13 @@ ATTEMPT_COLUMNS = (
 #: Columns an attempt log may add: validated when present, read as null when absent.
 OPTIONAL_ATTEMPT_COLUMNS = (
     Column(
+        "end_time",
+        "time",
+        nullable=True,
+        optional=True,
+        description="when the run ended and its outcome became known (null: still running)",
+    ),
+    Column(
         "throughput_unit",
         "category",
         nullable=True,
@@ -350,6 +357,8 @@ def validate_attempts(attempts: pd.DataFrame, hardware: pd.DataFrame | None = No
         bad = ~ok & ~np.isnan(thr)
         if bad.any():
             problems.append(f"throughput must be null on rows not ok; it is set in {_rows(bad, attempts)}")
+    if {"end_time", "submit_time"} <= set(cols):
+        _check_end_time(attempts, problems)
     if "device_hours" in cols and pd.api.types.is_numeric_dtype(attempts["device_hours"]):
         bad = (attempts["device_hours"] < 0).fillna(False).to_numpy(dtype=bool)
         if bad.any():
@@ -365,6 +374,20 @@ def validate_attempts(attempts: pd.DataFrame, hardware: pd.DataFrame | None = No
     if problems:
         raise SchemaError("the attempt log", problems)
     return attempts
+
+
+def _check_end_time(attempts: pd.DataFrame, problems: list[str]) -> None:
+    """An optional ``end_time``: a timestamp like ``submit_time``, never before it."""
+    end, submit = attempts["end_time"], attempts["submit_time"]
+    if not (pd.api.types.is_datetime64_any_dtype(end.dtype)
+            and pd.api.types.is_datetime64_any_dtype(submit.dtype)):
+        return  # named by the check of the columns' dtypes
+    if (getattr(end.dtype, "tz", None) is None) != (getattr(submit.dtype, "tz", None) is None):
+        problems.append("end_time and submit_time differ in time-zone awareness")
+        return
+    bad = (end < submit).to_numpy(dtype=bool)
+    if bad.any():
+        problems.append(f"end_time is before submit_time in {_rows(bad, attempts)}")
 
 
 def validate_hardware(hardware: pd.DataFrame) -> pd.DataFrame:
@@ -504,11 +527,12 @@ def _integers(series: pd.Series) -> pd.Series:
 def coerce_attempts(attempts: pd.DataFrame) -> pd.DataFrame:
     """Return a copy of a user's attempt log with the schema's dtypes.
 
-    Text columns become categoricals, ``submit_time`` a timestamp, integer
-    columns read as floats (``batch_size`` or ``seq_len`` with gaps) nullable
-    integers, and ``precision`` its :func:`normalize_precision` spelling. Use
-    it on logs read from CSV, then :func:`validate_attempts`. Values that
-    cannot be converted are left as they are, so that validation names them.
+    Text columns become categoricals, ``submit_time`` and ``end_time``
+    timestamps, integer columns read as floats (``batch_size`` or ``seq_len``
+    with gaps) nullable integers, and ``precision`` its
+    :func:`normalize_precision` spelling. Use it on logs read from CSV, then
+    :func:`validate_attempts`. Values that cannot be converted are left as
+    they are, so that validation names them.
 
     Examples
     --------
@@ -521,8 +545,9 @@ def coerce_attempts(attempts: pd.DataFrame) -> pd.DataFrame:
     ['fp16']
     """
     out = attempts.copy()
-    if "submit_time" in out:
-        out["submit_time"] = parse_times(out["submit_time"])
+    for name in ("submit_time", "end_time"):
+        if name in out:
+            out[name] = parse_times(out[name])
     for name in _INT_ATTEMPT:
         if name in out:
             out[name] = _integers(out[name])

@@ -1,11 +1,13 @@
 """Jobs, attempts and the simulated fleet.
 
 :func:`simulate` draws recurring jobs (daily retrains, ad-hoc iterations,
-hyper-parameter sweeps) from the model catalog, places every attempt on a
-hardware type as a capacity-weighted, sticky scheduler would, and measures
-its throughput from :mod:`leapml.fleet.physics` with run-to-run noise,
-degraded runs and software releases. Everything is vectorised over jobs and
-attempts.
+hyper-parameter sweeps) from a model catalog whose popularity drifts and
+grows new model types, lets owners change a job's configuration between runs,
+places every attempt on a hardware type as a capacity-weighted, sticky
+scheduler leaning on what it believes would, and measures its throughput from
+:mod:`leapml.fleet.physics` with run-to-run noise, degraded runs, day-level
+shocks and software releases; each attempt's outcome is known when its run
+ends (``end_time``). Everything is vectorised over jobs and attempts.
 """
 
 from __future__ import annotations
@@ -210,25 +212,16 @@ class Fleet:
             times = frame["submit_time"].to_numpy("datetime64[ns]") if "submit_time" in frame else np.full(n, self.end.to_datetime64())
         else:
             times = np.broadcast_to(pd.to_datetime(np.asarray(at)).to_numpy("datetime64[ns]") if np.ndim(at) else np.datetime64(pd.Timestamp(at), "ns"), (n,))
-        model_code = _codes(frame["model_type"], self.models["model_type"], "model_type")
         hw_code = np.array([names.index(h) for h in hardware_types], dtype=np.int64)
         k = len(hw_code)
         rows = np.repeat(np.arange(n), k)
         hws = np.tile(hw_code, n)
-        launch = {
-            "trainers": frame["trainer_count"].to_numpy(np.int64)[rows],
-            "batch": frame["batch_size"].to_numpy(np.int64)[rows],
-            "precision": frame["precision"].astype(str).to_numpy()[rows],
-            "parallelism": frame["parallelism"].astype(str).to_numpy()[rows],
-            "seq": frame["seq_len"].astype("Float64").to_numpy(float, na_value=np.nan)[rows],
-            "variant": values["_variant"][rows],
-            "memory_factor": values["_memory_factor"][rows],
-        }
-        ctx = _context(self.models, self.hardware, self.interactions, self.releases)
-        out = _evaluate(ctx, model_code[rows], hws, launch)
-        times = times[rows]
-        feasible = out["feasible"] & (ctx["introduced"][hws] <= times)
-        thr = out["throughput"] * _release_factor(ctx, hws, ctx["family_code"][model_code[rows]], times)
+        model_code, launch = self._launch_arrays(frame)
+        launch = {name: array[rows] for name, array in launch.items()}
+        launch["variant"] = values["_variant"][rows]
+        launch["memory_factor"] = values["_memory_factor"][rows]
+        ctx = self._context()
+        thr, feasible = _expected(ctx, model_code[rows], hws, launch, times[rows])
         result = {}
         if "job_id" in frame.columns:
             result["job_id"] = frame["job_id"].to_numpy()[rows]
@@ -236,6 +229,53 @@ class Fleet:
         result["expected_throughput"] = np.where(feasible, thr, np.nan)
         result["feasible"] = feasible
         return pd.DataFrame(result)
+
+    def expected_at_submission(self, attempts: pd.DataFrame, *, max_runs: int = 8) -> np.ndarray:
+        """Expected throughput of each attempt as a perfect submission-time predictor knows it.
+
+        The job's hidden factor (``_variant``) is replaced by its best estimate
+        from the job's runs whose outcome was known before the attempt's
+        submission (the prior, a factor of 1, for a job with none):
+        :func:`leapml.fleet.truth.expected_at_submission`.
+
+        Parameters
+        ----------
+        attempts : DataFrame
+            Rows of :attr:`attempts` (``job_id``, ``submit_time``, the launch
+            columns, ``hardware_type``).
+        max_runs : int, default=8
+            The job's latest completed runs read.
+
+        Returns
+        -------
+        ndarray
+            One expected throughput per row.
+
+        Examples
+        --------
+        >>> fleet = simulate("tiny", days=3, seed=0)
+        >>> ok = fleet.attempts[fleet.attempts["status"] == "ok"]
+        >>> estimate = fleet.expected_at_submission(ok)
+        >>> bool(((estimate > 0) & np.isfinite(estimate)).all())
+        True
+        """
+        from .truth import expected_at_submission
+
+        return expected_at_submission(self, attempts, max_runs=max_runs)
+
+    def _context(self) -> dict:
+        return _context(self.models, self.hardware, self.interactions, self.releases)
+
+    def _launch_arrays(self, frame: pd.DataFrame) -> tuple[np.ndarray, dict]:
+        """Model-type codes and launch arrays of rows (without the hidden job factors)."""
+        model_code = _codes(frame["model_type"], self.models["model_type"], "model_type")
+        return model_code, {
+            "trainers": frame["trainer_count"].to_numpy(np.int64),
+            "batch": frame["batch_size"].to_numpy(np.int64),
+            "precision": frame["precision"].astype(str).to_numpy(),
+            "parallelism": frame["parallelism"].astype(str).to_numpy(),
+            "seq": frame["seq_len"].astype("Float64").to_numpy(float, na_value=np.nan),
+        }
 
 
 def load_fleet(directory: str | os.PathLike) -> Fleet:
@@ -378,13 +418,24 @@ def _evaluate(ctx: dict, model_code: np.ndarray, hw_code: np.ndarray, launch: di
     return {"throughput": out["throughput"], "memory_gb": mem, "feasible": feasible}
 
 
-def _feasible_in_blocks(ctx: dict, model_code, hw_code, launch: dict, block: int = 1 << 19) -> np.ndarray:
-    """Nominal feasibility of many pairs, a block at a time to bound peak memory."""
-    out = np.empty(len(model_code), dtype=bool)
+def _expected(ctx: dict, model_code, hw_code, launch: dict, times) -> tuple[np.ndarray, np.ndarray]:
+    """Expected throughput (releases in force at ``times``) and feasibility of aligned pairs."""
+    out = _evaluate(ctx, model_code, hw_code, launch)
+    feasible = out["feasible"] & (ctx["introduced"][hw_code] <= times)
+    thr = out["throughput"] * _release_factor(ctx, hw_code, ctx["family_code"][model_code], times)
+    return thr, feasible
+
+
+def _evaluate_in_blocks(ctx: dict, model_code, hw_code, launch: dict, *, nominal: bool = False,
+                        block: int = 1 << 19) -> dict:
+    """:func:`_evaluate` of many pairs (``throughput`` and ``feasible``), a block at a time to bound peak memory."""
+    out = {"throughput": np.empty(len(model_code)), "feasible": np.empty(len(model_code), dtype=bool)}
     for lo in range(0, len(model_code), block):
         part = slice(lo, lo + block)
         sub = {k: v[part] for k, v in launch.items()}
-        out[part] = _evaluate(ctx, model_code[part], hw_code[part], sub, nominal=True)["feasible"]
+        done = _evaluate(ctx, model_code[part], hw_code[part], sub, nominal=nominal)
+        for name, values in out.items():
+            values[part] = done[name]
     return out
 
 
@@ -413,10 +464,8 @@ def _pick(rng, options, weights, size):
 def _draw_jobs(rng, models, n, start_ns, days, *, recurring_share, sweep_share, sweep_config_spread):
     """A pool of ``n`` job seeds: model type, kind, timing and launch configuration."""
     span_days = days
-    pop = models["_popularity"].to_numpy(float)
     kind = rng.choice(3, size=n, p=[recurring_share, 1 - recurring_share - sweep_share, sweep_share])
     # sweeps: members of one sweep share the model type and start time
-    model = rng.choice(len(models), size=n, p=pop)
     leader = np.arange(n)
     is_sweep = kind == 2
     sweep_idx = np.flatnonzero(is_sweep)
@@ -425,7 +474,6 @@ def _draw_jobs(rng, models, n, start_ns, days, *, recurring_share, sweep_share, 
         starts = np.cumsum(size) - size
         group_first = np.repeat(sweep_idx[np.minimum(starts, len(sweep_idx) - 1)], size)[: len(sweep_idx)]
         leader[sweep_idx] = group_first
-        model[sweep_idx] = model[group_first]
     period_h = _pick(rng, [6, 12, 24, 48, 168], [0.08, 0.12, 0.6, 0.1, 0.1], n).astype(float)
     lifetime = np.minimum(1 + rng.geometric(1 / 30, n), 400)
     runs = np.where(kind == 0, lifetime, 1 + rng.geometric(0.6, n) - 1)
@@ -436,8 +484,52 @@ def _draw_jobs(rng, models, n, start_ns, days, *, recurring_share, sweep_share, 
     hi = start_ns + int(span_days * 24 * 3600 * 1e9)
     t0 = lo + (rng.uniform(size=n) * (hi - lo)).astype(np.int64)
     t0[sweep_idx] = t0[leader[sweep_idx]] + (rng.uniform(0, 1, len(sweep_idx)) * 3600e9).astype(np.int64)
+    model = _draw_model_types(rng, models, t0, start_ns, days)
+    model[sweep_idx] = model[leader[sweep_idx]]
     return {"model": model, "kind": kind, "period_h": period_h, "runs": runs.astype(np.int64), "t0": t0,
             "spread": np.where(is_sweep, sweep_config_spread, 1).astype(np.int64)}
+
+
+def _popularity_at(models: pd.DataFrame, when_ns: int, start_ns: int, days: int) -> np.ndarray:
+    """Each model type's share of new jobs at ``when_ns``: drifting families, types not yet out at 0."""
+    elapsed = (when_ns - start_ns) / (days * 86400e9) - 0.5  # -0.5 at the start, +0.5 at the end
+    weight = models["_popularity"].to_numpy(float) * np.exp(models["_popularity_trend"].to_numpy(float) * elapsed)
+    weight = np.where(models["_first_job"].to_numpy("datetime64[ns]").view(np.int64) <= when_ns, weight, 0.0)
+    return weight / weight.sum()
+
+
+def _draw_model_types(rng, models: pd.DataFrame, t0: np.ndarray, start_ns: int, days: int) -> np.ndarray:
+    """Each job's model type, by the popularity of the day its first run is submitted."""
+    day = np.clip((t0 - start_ns) // int(86400e9), 0, days - 1)
+    model = np.empty(len(t0), dtype=np.int64)
+    for d in np.unique(day):
+        jobs = np.flatnonzero(day == d)
+        model[jobs] = rng.choice(len(models), size=len(jobs), p=_popularity_at(models, start_ns + int(d * 86400e9), start_ns, days))
+    return model
+
+
+def _popularity_drift(rng, models: pd.DataFrame, start: pd.Timestamp, days: int, *, family_drift_sigma: float,
+                      new_families: int, new_model_share: float) -> pd.DataFrame:
+    """Hidden ``_popularity_trend`` (log change over the period, per family) and ``_first_job`` per model type.
+
+    ``new_families`` families and a share ``new_model_share`` of the other
+    model types first appear part-way through the period (between 20% and 80%
+    of it); every other type is there from the start.
+    """
+    models = models.copy()
+    families = models["model_family"].astype(str).to_numpy()
+    names = sorted(set(families))
+    trend = dict(zip(names, rng.normal(0, family_drift_sigma, len(names)), strict=True))
+    models["_popularity_trend"] = [trend[f] for f in families]
+    first = np.full(len(models), np.datetime64(start, "ns"))
+    late_family = rng.choice(names, size=min(new_families, len(names) - 1), replace=False)
+    for family in late_family:
+        first[families == family] = np.datetime64(start + pd.Timedelta(days=float(rng.uniform(0.2, 0.8) * days)), "ns")
+    late_type = (rng.uniform(size=len(models)) < new_model_share) & ~np.isin(families, late_family)
+    offsets = rng.uniform(0.2, 0.8, late_type.sum()) * days * 86400e9
+    first[late_type] = np.datetime64(start, "ns") + offsets.astype(np.int64).astype("timedelta64[ns]")
+    models["_first_job"] = first
+    return models
 
 
 def _launch_config(rng, models, model, spread):
@@ -477,7 +569,7 @@ def simulate(
     zipf_exponent: float = 0.5,
     recurring_share: float = 0.25,
     sweep_share: float = 0.25,
-    variant_sigma: float = 0.4,
+    variant_sigma: float = 0.32,
     interaction_sigma: float = 0.15,
     run_noise: float = 0.06,
     straggler_rate: float = 0.04,
@@ -486,6 +578,14 @@ def simulate(
     stickiness: float = 0.82,
     releases_per_stack: int = 2,
     release_sigma: float = 0.06,
+    day_shock_sigma: float = 0.04,
+    hardware_day_shock_sigma: float = 0.05,
+    family_drift_sigma: float = 0.7,
+    new_families: int = 2,
+    new_model_share: float = 0.05,
+    config_change_rate: float = 0.08,
+    selection_strength: float = 1.0,
+    belief_sigma: float = 0.25,
 ) -> Fleet:
     """Simulate a training fleet: jobs, their attempts and the throughput each measured.
 
@@ -511,7 +611,7 @@ def simulate(
         that belong to a hyper-parameter sweep (3-8 jobs of one model type
         submitted together, with launch configurations spread wider); the
         rest are ad-hoc jobs of one to a few runs.
-    variant_sigma : float, default=0.4
+    variant_sigma : float, default=0.32
         Log-sd of the hidden job factor (layer widths, feature sets...) that
         scales a job's FLOPs, memory traffic, activations, host input cost
         and per-step overhead inside its model type.
@@ -534,6 +634,27 @@ def simulate(
         moves every family's throughput on that stack by a lognormal factor.
     release_sigma : float, default=0.06
         Log-sd of a release's factor per family (mean +2%).
+    day_shock_sigma, hardware_day_shock_sigma : float, default=0.04, 0.05
+        Log-sd of a day's throughput factor across the fleet, and of each
+        hardware type's on top of it (rollouts, a degraded rack, load). They
+        move measured throughput only: no submission-time information, and
+        not ``expected_throughput``, knows them.
+    family_drift_sigma : float, default=0.7
+        Log-sd of each model family's change of popularity over the period
+        (a family with +0.7 draws twice as many new jobs at the end as at the start).
+    new_families : int, default=2
+        Families whose model types all first appear part-way through the
+        period (between 20% and 80% of it).
+    new_model_share : float, default=0.05
+        Share of the other model types that first appear part-way through.
+    config_change_rate : float, default=0.08
+        Chance that a run (after a job's first) changes the job's batch size,
+        trainer count or precision, for this run and the later ones.
+    selection_strength : float, default=1.0
+        How strongly the scheduler leans toward the candidate it believes
+        runs the job best per cost (0: placement ignores it).
+    belief_sigma : float, default=0.25
+        Log-sd of the scheduler's error about a job's throughput on a candidate.
 
     Returns
     -------
@@ -554,13 +675,17 @@ def simulate(
         raise ValueError(f"days must be a positive integer, got {days}")
     for name, value in {"recurring_share": recurring_share, "sweep_share": sweep_share,
                         "straggler_rate": straggler_rate, "failure_rate": failure_rate,
-                        "retry_rate": retry_rate, "stickiness": stickiness}.items():
+                        "retry_rate": retry_rate, "stickiness": stickiness,
+                        "new_model_share": new_model_share, "config_change_rate": config_change_rate}.items():
         if not 0 <= value <= 1:
             raise ValueError(f"{name} must be in [0, 1], got {value}")
     if recurring_share + sweep_share > 1:
         raise ValueError("recurring_share + sweep_share must be at most 1")
     for name, value in {"variant_sigma": variant_sigma, "interaction_sigma": interaction_sigma,
-                        "run_noise": run_noise, "release_sigma": release_sigma}.items():
+                        "run_noise": run_noise, "release_sigma": release_sigma,
+                        "day_shock_sigma": day_shock_sigma, "hardware_day_shock_sigma": hardware_day_shock_sigma,
+                        "family_drift_sigma": family_drift_sigma, "new_families": new_families,
+                        "selection_strength": selection_strength, "belief_sigma": belief_sigma}.items():
         if value < 0:
             raise ValueError(f"{name} must be >= 0, got {value}")
     days = int(days)
@@ -576,6 +701,8 @@ def simulate(
     rng = np.random.default_rng([seed, 11])
     hardware = hardware_catalog(start=start_ts, days=days)
     models = model_catalog(seed, n_types=n_model_types, zipf_exponent=zipf_exponent)
+    models = _popularity_drift(rng, models, start_ts, days, family_drift_sigma=family_drift_sigma,
+                               new_families=int(new_families), new_model_share=new_model_share)
     n_hw = len(hardware)
 
     # hidden tables: per-(type, hardware) interaction and software releases
@@ -628,7 +755,6 @@ def simulate(
     sel = inside & (job_pos[job_of_run] >= 0)
     att_job = job_pos[job_of_run[sel]]
     att_time = t[sel]
-    att_run = run_index[sel]
     n_jobs = len(keep_jobs)
 
     model = seeds["model"][keep_jobs]
@@ -654,7 +780,7 @@ def simulate(
     age_days = (job_t0[:, None] - introduced[None, :]) / 86400e9
     capacity = hardware["capacity_weight"].to_numpy(float)[None, :] * np.clip(age_days / 10, 0, 1)
     usable = supported & (capacity > 0)
-    fits = _feasible_in_blocks(ctx, all_model, all_hw, launch_rows).reshape(n_jobs, n_hw) & usable
+    fits = _evaluate_in_blocks(ctx, all_model, all_hw, launch_rows, nominal=True)["feasible"].reshape(n_jobs, n_hw) & usable
     # users shrink a configuration that fits nowhere: halve the batch, else add trainers
     for _ in range(8):
         stuck = np.flatnonzero(~fits.any(axis=1) & usable.any(axis=1))
@@ -689,34 +815,31 @@ def simulate(
     c_launch = {k: np.repeat(v[::n_hw], 3) for k, v in launch_rows.items()}
     truth = _evaluate(ctx, c_model, c_hw, c_launch)
     cand_thr = truth["throughput"].reshape(n_jobs, 3)
-    cand_fit = truth["feasible"].reshape(n_jobs, 3)
 
-    # attempts: pick a candidate (sticky), then retries of failures
-    alt = (1 - stickiness)
-    choice = rng.choice(3, size=len(att_job), p=[stickiness, alt * 0.72, alt * 0.28])
+    # attempts: their own configuration and hardware, then retries of failures
     keep = ~drop[att_job]
-    att_job, att_time, att_run, choice = att_job[keep], att_time[keep], att_run[keep], choice[keep]
-    status = _status(rng, cand_fit[att_job, choice], failure_rate)
-    retry = (status != 0) & (rng.uniform(size=len(status)) < retry_rate)
-    r_job = att_job[retry]
-    r_choice = np.where(status[retry] == 1, (choice[retry] + 1) % 3, choice[retry])
-    r_time = att_time[retry] + (rng.uniform(0.1, 3.0, retry.sum()) * 3600e9).astype(np.int64)
-    r_status = _status(rng, cand_fit[r_job, r_choice], failure_rate)
-    in_time = r_time < end_ns
-    att_job = np.concatenate([att_job, r_job[in_time]])
-    att_time = np.concatenate([att_time, r_time[in_time]])
-    choice = np.concatenate([choice, r_choice[in_time]])
-    status = np.concatenate([status, r_status[in_time]])
-
-    order = np.lexsort((att_job, att_time))
-    att_job, att_time, choice, status = att_job[order], att_time[order], choice[order], status[order]
+    att_job, att_time = att_job[keep], att_time[keep]
+    family_of_job = models["model_family"].astype(str).to_numpy()[model]
+    config = _configuration_changes(rng, ctx, family_of_job, att_job, att_time, candidates, rate=config_change_rate,
+                                    trainers=trainers, batch=batch, precision=precision, parallelism=parallelism)
+    config["seq"] = seq[att_job]
+    config["variant"] = variant[att_job]
+    config["memory_factor"] = memory_factor[att_job]
+    cost = hardware["cost_per_device_hour"].to_numpy(float)
+    choice = _placement_choices(rng, att_job, cand_thr / cost[candidates], stickiness=stickiness,
+                                selection_strength=selection_strength, belief_sigma=belief_sigma)
+    att_job, att_time, choice, status, config, step_throughput = _run_with_retries(
+        rng, ctx, model, candidates, att_job, att_time, choice, config,
+        failure_rate=failure_rate, retry_rate=retry_rate, end_ns=end_ns)
     att_hw = candidates[att_job, choice]
     n_att = len(att_job)
     family_code = ctx["family_code"][model[att_job]]
-    expected = cand_thr[att_job, choice] * _release_factor(ctx, att_hw, family_code, att_time.astype("datetime64[ns]"))
+    expected = step_throughput * _release_factor(ctx, att_hw, family_code, att_time.astype("datetime64[ns]"))
     noise = np.exp(rng.normal(0, run_noise, n_att))
     degraded = rng.uniform(size=n_att) < straggler_rate
     noise = np.where(degraded, noise * rng.uniform(0.3, 0.85, n_att), noise)
+    day = np.clip((att_time - start_ns) // int(86400e9), 0, days - 1)
+    noise = noise * _day_shocks(rng, days, n_hw, day_shock_sigma, hardware_day_shock_sigma)[att_hw, day]
     ok = status == 0
     throughput = np.where(ok, expected * noise, np.nan)
     # runs train a fixed amount of work: slower hardware runs longer
@@ -761,20 +884,141 @@ def simulate(
         "submit_time": att_time.astype("datetime64[ns]"),
         "model_type": jobs["model_type"].array.take(att_job),
         "model_family": jobs["model_family"].array.take(att_job),
-        "trainer_count": trainers[att_job],
-        "batch_size": batch[att_job],
-        "precision": jobs["precision"].array.take(att_job),
+        "trainer_count": config["trainers"],
+        "batch_size": config["batch"],
+        "precision": pd.Categorical(config["precision"], categories=list(PRECISIONS)),
         "seq_len": seq_col.take(att_job),
-        "parallelism": jobs["parallelism"].array.take(att_job),
+        "parallelism": pd.Categorical(config["parallelism"], categories=list(_PARALLELISM_CODES)),
         "hardware_type": pd.Categorical.from_codes(hw_codes_in_cats[att_hw], categories=hw_cats),
         "status": pd.Categorical.from_codes(status, categories=list(STATUSES)),
         "throughput": throughput,
-        "device_hours": trainers[att_job] * hours,
+        "device_hours": config["trainers"] * hours,
+        # the outcome (throughput, or the failure) is known when the run ends
+        "end_time": (att_time + (hours * 3600e9).astype(np.int64)).astype("datetime64[ns]"),
         "expected_throughput": np.where(status == 1, np.nan, expected),
     })
-    assert [c.name for c in ATTEMPT_COLUMNS] == list(attempts.columns[:-1])
+    assert [c.name for c in ATTEMPT_COLUMNS] == list(attempts.columns[: len(ATTEMPT_COLUMNS)])
     return Fleet(attempts=attempts, hardware=hardware, models=models, jobs=jobs,
                  interactions=interactions, releases=releases, params=params)
+
+
+def _configuration_changes(rng, ctx: dict, family_of_job, att_job, att_time, candidates, *, rate: float,
+                           trainers, batch, precision, parallelism) -> dict:
+    """Each attempt's launch configuration: its job's, changed by its owner between runs.
+
+    From the second run of a job on, each run changes with chance ``rate``
+    one of: the batch size (halved or doubled), the trainer count (halved or
+    doubled), the precision (to another the family uses and every candidate
+    of the job runs; the next change of precision goes back). Changes stay
+    for the job's later runs; sizes stay within a factor of four of the
+    first run's.
+    """
+    n = len(att_job)
+    order = np.lexsort((att_time, att_job))
+    sorted_job = att_job[order]
+    first = np.r_[True, sorted_job[1:] != sorted_job[:-1]] if n else np.zeros(0, dtype=bool)
+    change = (rng.uniform(size=n) < rate) & ~first
+    what = rng.integers(0, 3, n)
+    step = rng.choice([-1, 1], n)
+    # running sums within each job (rows sorted by job, then time)
+    segment = np.maximum.accumulate(np.where(first, np.arange(n), 0))
+
+    def per_job_sum(values):
+        total = np.cumsum(values)
+        return total - total[segment] + values[segment]
+
+    shift_b = np.clip(per_job_sum(np.where(change & (what == 0), step, 0)), -2, 2)
+    shift_t = np.clip(per_job_sum(np.where(change & (what == 1), step, 0)), -2, 2)
+    flips = per_job_sum((change & (what == 2)).astype(np.int64))
+    jobs = sorted_job
+    out = {
+        "trainers": np.where(shift_t == 0, trainers[jobs],
+                             np.clip(trainers[jobs] * 2.0**shift_t, 1, _MAX_TRAINERS)).astype(np.int64),
+        "batch": np.maximum(1, batch[jobs] * 2.0**shift_b).astype(np.int64),
+        "precision": np.where(flips % 2 == 1, _other_precision(rng, ctx, family_of_job, candidates, precision)[jobs],
+                              precision[jobs]),
+    }
+    out["parallelism"] = np.where((out["trainers"] == 1) & (parallelism[jobs] != "hybrid"), "data", parallelism[jobs])
+    back = np.empty(n, dtype=np.int64)
+    back[order] = np.arange(n)
+    return {k: v[back] for k, v in out.items()}
+
+
+def _other_precision(rng, ctx: dict, family_of_job: np.ndarray, candidates, precision) -> np.ndarray:
+    """Per job, the precision its owner would switch to (its own where it runs on not every candidate)."""
+    other = precision.copy()
+    for name, fam in FAMILIES.items():
+        jobs = np.flatnonzero(family_of_job == name)
+        if len(jobs):
+            other[jobs] = _pick(rng, list(fam.precisions), list(fam.precisions.values()), len(jobs))
+    code = pd.Index(PRECISIONS).get_indexer(other)
+    runs_everywhere = np.isfinite(ctx["peaks"][candidates, code[:, None]]).all(axis=1)
+    return np.where(runs_everywhere, other, precision)
+
+
+def _placement_choices(rng, att_job, per_cost, *, stickiness: float, selection_strength: float,
+                       belief_sigma: float) -> np.ndarray:
+    """Which of its job's three candidates each attempt runs on (0: the usual type).
+
+    The scheduler keeps a job on its usual type with chance ``stickiness``
+    and otherwise tries the two alternatives (72:28), but leans, by
+    ``selection_strength``, toward the candidate it believes gives the job
+    the most throughput per cost: the truth, seen through a lognormal error
+    of log-sd ``belief_sigma``. So jobs are seen more on the types where
+    they run well: the selection bias of a real log.
+    """
+    n_jobs = len(per_cost)
+    alt = 1 - stickiness
+    base = np.log(np.array([stickiness, alt * 0.72, alt * 0.28]) + 1e-12)
+    belief = np.log(np.where(np.isfinite(per_cost) & (per_cost > 0), per_cost, np.nan))
+    belief = belief + rng.normal(0, belief_sigma, (n_jobs, 3))
+    lean = np.clip(np.nan_to_num(belief - belief[:, :1], nan=-5.0), -5.0, 5.0)
+    logits = base[None, :] + selection_strength * lean
+    weights = np.exp(logits - logits.max(axis=1, keepdims=True))
+    cumulative = np.cumsum(weights / weights.sum(axis=1, keepdims=True), axis=1)
+    draw = rng.uniform(size=len(att_job))
+    return np.minimum((draw[:, None] > cumulative[att_job]).sum(axis=1), 2)
+
+
+def _run_with_retries(rng, ctx: dict, model, candidates, att_job, att_time, choice, config: dict, *,
+                      failure_rate: float, retry_rate: float, end_ns: int):
+    """Run each attempt (status, step throughput), retry a share of failures within hours, sort by time.
+
+    A retry keeps its attempt's configuration; after an ``oom`` it moves to
+    the job's next candidate. Returns the attempts' jobs, times, candidate
+    choices, statuses, configurations and expected step throughput (before
+    software releases), in order of submission.
+    """
+    truth = _evaluate_in_blocks(ctx, model[att_job], candidates[att_job, choice], config)
+    status = _status(rng, truth["feasible"], failure_rate)
+    retry = np.flatnonzero((status != 0) & (rng.uniform(size=len(status)) < retry_rate))
+    r_choice = np.where(status[retry] == 1, (choice[retry] + 1) % 3, choice[retry])
+    r_time = att_time[retry] + (rng.uniform(0.1, 3.0, len(retry)) * 3600e9).astype(np.int64)
+    r_config = {k: v[retry] for k, v in config.items()}
+    r_truth = _evaluate_in_blocks(ctx, model[att_job[retry]], candidates[att_job[retry], r_choice], r_config)
+    r_status = _status(rng, r_truth["feasible"], failure_rate)
+    in_time = r_time < end_ns
+    source = np.concatenate([np.arange(len(att_job)), retry[in_time]])  # the attempt each row runs as
+    att_time = np.concatenate([att_time, r_time[in_time]])
+    choice = np.concatenate([choice, r_choice[in_time]])
+    status = np.concatenate([status, r_status[in_time]])
+    step_throughput = np.concatenate([truth["throughput"], r_truth["throughput"][in_time]])
+    order = np.lexsort((att_job[source], att_time))
+    source = source[order]
+    config = {k: v[source] for k, v in config.items()}
+    return (att_job[source], att_time[order], choice[order], status[order], config,
+            step_throughput[order])
+
+
+def _day_shocks(rng, days: int, n_hw: int, fleet_sigma: float, hardware_sigma: float) -> np.ndarray:
+    """Throughput factor of each (hardware type, day): the fleet's day times the type's day.
+
+    Software rollouts, a degraded rack, load: conditions of a day that no
+    submission-time information reveals (lognormal, centred on 1).
+    """
+    fleet = rng.normal(0, fleet_sigma, days)
+    by_type = rng.normal(0, hardware_sigma, (n_hw, days))
+    return np.exp(fleet[None, :] + by_type)
 
 
 def _status(rng, fits: np.ndarray, failure_rate: float) -> np.ndarray:
