@@ -548,9 +548,9 @@ def test_one_vs_all_router_objective_is_kept(data):
 
 def _moved(log, start, tz):
     """The log's times moved to begin on ``start`` (UTC), then read on the clock of ``tz``."""
-    t = log["submit_time"]
-    moved = t - t.min().floor("D") + pd.Timestamp(start)
-    return log.assign(submit_time=moved.dt.tz_localize("UTC").dt.tz_convert(tz))
+    shift = pd.Timestamp(start) - log["submit_time"].min().floor("D")
+    return log.assign(**{name: (log[name] + shift).dt.tz_localize("UTC").dt.tz_convert(tz)
+                         for name in ("submit_time", "end_time")})
 
 
 def _tiny_models():
@@ -581,7 +581,8 @@ def test_daylight_saving_change_at_midnight(fleet_log, tiny_fleet, tz, start):
 def test_utc_log_with_a_naive_catalog(fleet_log, tiny_fleet, fleet_model):
     from leapml.placement import place
 
-    log = fleet_log.assign(submit_time=fleet_log["submit_time"].dt.tz_localize("UTC"))
+    log = fleet_log.assign(submit_time=fleet_log["submit_time"].dt.tz_localize("UTC"),
+                           end_time=fleet_log["end_time"].dt.tz_localize("UTC"))
     catalog = tiny_fleet.hardware
     aware = catalog.assign(introduced=catalog["introduced"].dt.tz_localize("UTC"))
     jobs = tiny_fleet.jobs[LAUNCH].head(2)

@@ -27,7 +27,9 @@ per ``hardware`` name with datasheet figures (the layout of
   attempt per second from ``start``, rows ordered by the hardware's release
   year, then its name, then their order in the table: a job's measurements
   on older hardware are known when its rows on newer hardware are
-  submitted, as in a fleet that buys newer types over time;
+  submitted, as in a fleet that buys newer types over time; ``end_time``
+  (when the outcome is known) is the submit time, since a measurement is a
+  finished run;
 - ``model_type`` is ``model``, ``model_family`` is ``task``,
   ``trainer_count`` is ``num_devices``, ``batch_size`` is the per-device
   batch (``per_device_batch_size``, else ``batch_size / num_devices`` when
@@ -190,7 +192,7 @@ def from_measurements(
     >>> log.attempts[["job_id", "hardware_type", "precision", "submit_time"]].values.tolist()
     [['demo-0', 'V100', 'fp16', Timestamp('2026-01-01 00:00:00')], ['demo-0', 'A100', 'fp16', Timestamp('2026-01-01 00:00:01')]]
     >>> [note.split(":")[0] for note in log.notes]  # what each note is about
-    ['cost_per_device_hour', 'introduced', 'intra_node_bw_gbps, inter_node_bw_gbps, devices_per_host', 'parallelism', 'device_hours', 'submit_time']
+    ['cost_per_device_hour', 'introduced', 'intra_node_bw_gbps, inter_node_bw_gbps, devices_per_host', 'parallelism', 'device_hours', 'submit_time', 'end_time']
     """
     for name, frame in (("measurements", measurements), ("specs", specs)):
         if not isinstance(frame, pd.DataFrame):
@@ -286,6 +288,9 @@ def _attempts(
     notes.append("device_hours: null on every attempt (measurements do not report them)")
     attempts.insert(0, "job_id", _job_ids(table, attempts, job_columns))
     attempts.insert(1, "submit_time", _submit_times(table, catalog, start, notes))
+    # a measurement is a finished run: its outcome is known once it is in the table
+    attempts.insert(2, "end_time", attempts["submit_time"])
+    notes.append("end_time: the submit time (a measurement's outcome is known once recorded)")
     attempts = attempts.sort_values("submit_time", kind="stable").reset_index(drop=True)
     attempts.insert(0, "attempt_id", np.arange(len(attempts), dtype=np.int64))
     return attempts

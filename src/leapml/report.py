@@ -274,9 +274,9 @@ def _caveats(result, preset, nights, held_out) -> str:
     elif preset is None:
         notes.append("A log that is not from the simulator: no ceiling or calibration applies.")
     if result.regret is not None:
-        notes.append("The regret quoted here uses known (oracle) feasibility: every policy ranks "
-                     "only the hardware types the simulator says the job can run on, so it leaves "
-                     "out the cost of predicting feasibility (out of memory, missing software); "
+        notes.append("The regret quoted here uses oracle feasibility: every policy ranks only the "
+                     "hardware types the simulator says the job can run on, so it leaves out the "
+                     "cost of predicting feasibility (out of memory, missing software); "
                      "where the report has it, the table of regret among the types each policy "
                      "considers shows that cost.")
     if held_out:
