@@ -2,7 +2,7 @@
 
 ``leapml demo`` on the command line calls :func:`run_demo`. Three sizes
 (:data:`SIZES`): ``"standard"`` (meant to take about two minutes on two idle
-cores), ``"quick"`` (one night on a shorter window, nothing held out) and
+cores), ``"quick"`` (one night, nothing held out) and
 ``"full"`` (seven nights, hardware types and model families held out);
 ``benchmarks/bench_demo.py`` measures them.
 """
@@ -21,7 +21,7 @@ __all__ = ["SIZES", "run_demo"]
 SIZES = {
     "quick": {"preset": "small", "nights": 1, "window_days": 14, "n_estimators": None,
               "held_out_groups": 0, "held_out_by": ()},
-    "standard": {"preset": "small", "nights": 3, "window_days": 30, "n_estimators": None,
+    "standard": {"preset": "small", "nights": 2, "window_days": 14, "n_estimators": None,
                  "held_out_groups": 1, "held_out_by": ("hardware_type",)},
     "full": {"preset": "small", "nights": 7, "window_days": 30, "n_estimators": None,
              "held_out_groups": 2, "held_out_by": ("hardware_type", "model_family")},
