@@ -206,3 +206,35 @@ def test_single_lightgbm_is_defined_with_its_tree_count():
     for name, paragraph in defining:
         counts = set(re.findall(r"(\d+)[ -]trees?\b", paragraph))
         assert str(trees) in counts, (name, paragraph)
+
+
+def test_results_page_quotes_the_run_it_cites():
+    """The new protocol's figures in docs/results.md are those of the committed run's report."""
+    import json
+
+    run_dir = DOCS / "results-data" / "production-honest"
+    run = json.loads((run_dir / "run.json").read_text())
+    report = (run_dir / "report.md").read_text()
+    page = (DOCS / "results.md").read_text()
+    section = page.split("## Under the new protocol")[1].split("## Against the published figures")[0]
+    earlier = page.split("## Against the published figures", 1)[1]
+    assert f"--nights {run['nights']}" in section and f"`{run['commit']}`" in section
+    assert f"{run['attempts']:,} simulated attempts" in section
+    assert f"{round(run['seconds'] / 60)} minutes" in section
+    percent = re.compile(r"(?<![\d.])-?\d+\.\d%")
+    # the parenthesis that recalls the earlier protocol quotes the sections below it
+    allowed = set(percent.findall(report)) | set(percent.findall(earlier))
+    quoted = percent.findall(section)
+    assert len(quoted) > 100
+    assert not set(quoted) - allowed, sorted(set(quoted) - allowed)
+    # every table row is the report's, but for the spread the page adds (max - min, in points)
+    report_rows = set(report.splitlines())
+    for row in (line for line in section.splitlines() if line.startswith("| ")):
+        if row in report_rows:
+            continue
+        cells = row.strip("|").split("|")
+        shorter = "|" + "|".join(cells[:-1]) + "|"
+        assert shorter in report_rows, row
+        if cells[-1].strip() != "spread_points":
+            low, high = (float(cells[i].strip(" %")) for i in (2, 3))
+            assert abs(float(cells[-1]) - (high - low)) <= 0.1, row  # cells rounded to 0.05
