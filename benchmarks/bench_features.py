@@ -130,12 +130,18 @@ def synthetic_fleet(n_rows: int, *, days: int = 60, seed: int = 0):
 
 
 def plain_as_of_count(attempts: pd.DataFrame) -> pd.Series:
-    """Reference: earlier completed runs per (job, hardware type), the plain pandas way."""
+    """Reference: completed runs per (job, hardware type) whose outcome was known before each
+    submission (:func:`leapml.features.outcome_known_time`), the plain pandas way."""
+    from leapml.features import outcome_known_time
+
     keys = ["job_id", "hardware_type"]
     query = attempts[[*keys, "submit_time"]].assign(
         hardware_type=attempts["hardware_type"].astype(str), row=np.arange(len(attempts))
     )
-    done = query[(attempts["status"] == "ok").to_numpy()].sort_values([*keys, "submit_time"])
+    ok = (attempts["status"] == "ok").to_numpy()
+    # a run counts from when its outcome is known: its time on the join is that time
+    known = outcome_known_time(attempts).to_numpy()
+    done = query[ok].assign(submit_time=known[ok]).sort_values([*keys, "submit_time"])
     done = done.assign(runs=done.groupby(keys).cumcount() + 1).drop(columns="row")
     joined = pd.merge_asof(
         query.sort_values("submit_time"),
