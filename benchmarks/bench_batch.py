@@ -4,8 +4,8 @@ Simulates ``days=31`` of a preset and scores every job submitted on day 31,
 each at its own submit time, on every hardware type of the catalog, against
 the log before that day, with ``LeapRegressor`` models fitted on a sample of
 the 30-day window (as in ``bench_submission.py``): one per router
-(``--routers``; ``multiclass`` is the default model, ``ordinal`` has
-``router="ordinal"``). Stages, each timed on the whole batch:
+(``--routers``, named as in ``bench_submission.MODELS``: ``default`` and
+``published`` unless told otherwise). Stages, each timed on the whole batch:
 
 ``features``
     ``candidate_rows`` + ``build_features(..., history=log)``.

@@ -3,9 +3,11 @@
 Simulates ``days=31`` of a preset. The history is the log before day 31;
 the models are ``LeapRegressor`` fitted on a sample of the 30-day window
 (``--fit-rows``; their size does not depend on the rows they saw), one per
-router (``--routers``): ``multiclass``, the default (13 experts of 100 trees
-and a router of 13 x 100 trees), and ``ordinal`` (``router="ordinal"``: the
-same experts behind one 100-tree regressor of the bin index). Each
+name of ``--routers`` (``MODELS``): ``default`` (13 experts of 100 trees
+behind one 100-tree ordinal regressor of the bin index, the two nearest
+experts blended), ``published`` (``leapml.PUBLISHED``: the same experts
+behind a multiclass router of 13 x 100 trees, one expert per row),
+``ordinal_hard`` and ``multiclass_soft``. Each
 submission is one job of day 31 at its own submit time, scored on every
 hardware type of the catalog, in one process that has already run a few
 submissions (warm). Per submission it times:
@@ -55,23 +57,34 @@ import numpy as np
 import pandas as pd
 from bench_nightly import RESULTS, machine, night, reference_fit
 
-from leapml import LeapRegressor
+from leapml import PUBLISHED, LeapRegressor
 from leapml.features import HistoryIndex, build_features, candidate_rows
 from leapml.placement import place
 from leapml.ranking import rank_candidates
 from leapml.schema import LAUNCH_COLUMNS
 
+#: The models ``--routers`` names: the default, the published configuration, and single levers.
+MODELS = {
+    "default": {},
+    "published": dict(PUBLISHED),
+    "ordinal_hard": {"router": "ordinal", "combine": "hard"},
+    "multiclass_soft": {"router": "multiclass", "combine": "soft"},
+}
+
 
 def fitted_models(attempts, hardware, train, fit_rows: int, threads: int, seed: int,
-                  routers=("multiclass",)):
+                  routers=("default",)):
     """One LeapRegressor per router and the reference regressor, fitted on a sample of the window."""
     X = build_features(attempts, hardware)
     rows = np.flatnonzero(train)
     if len(rows) > fit_rows:
         rows = np.sort(np.random.default_rng(seed).choice(rows, fit_rows, replace=False))
     y = attempts["throughput"].to_numpy(float)[rows]
-    models = {router: LeapRegressor(router=router, random_state=seed, n_jobs=threads)
-              .fit(X.iloc[rows], y) for router in routers}
+    unknown = sorted(set(routers) - set(MODELS))
+    if unknown:
+        raise SystemExit(f"unknown model(s) {unknown}; choose from {sorted(MODELS)}")
+    models = {name: LeapRegressor(random_state=seed, n_jobs=threads, **MODELS[name])
+              .fit(X.iloc[rows], y) for name in routers}
     return models, reference_fit(X.iloc[rows], y, threads, seed).booster_
 
 
@@ -81,7 +94,8 @@ def add_scoring_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--fit-rows", type=int, default=60_000)
-    parser.add_argument("--routers", default="multiclass,ordinal")
+    parser.add_argument("--routers", default="default,published",
+                        help=f"comma-separated, from {', '.join(MODELS)}")
 
 
 @dataclass

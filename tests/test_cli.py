@@ -26,15 +26,22 @@ def model_file(fleet_dir, tmp_path_factory):
     return path
 
 
-def test_fit_can_choose_the_ordinal_router(fleet_dir, tmp_path):
+@pytest.mark.parametrize("options, router, combine, trees_per_round", [
+    (["--router", "ordinal"], "ordinal", "soft", 1),
+    (["--router", "multiclass"], "multiclass", "soft", None),
+    (["--published"], "multiclass", "hard", None),
+])
+def test_fit_can_choose_the_router_or_the_published_configuration(
+        fleet_dir, tmp_path, options, router, combine, trees_per_round):
     from leapml.io import load
 
-    path = tmp_path / "ordinal.leap"
+    path = tmp_path / "model.leap"
     assert main(["fit", "--fleet", str(fleet_dir), "--out", str(path), "--window-days", "5",
-                 "--n-estimators", "10", "--router", "ordinal"]) == 0
+                 "--n-estimators", "10", "--no-feasibility", *options]) == 0
     model = load(path)
-    assert model.router == "ordinal"
-    assert model.classifier_.num_model_per_iteration() == 1
+    assert (model.router, model.combine) == (router, combine)
+    per_round = model.classifier_.num_model_per_iteration()
+    assert per_round == (trees_per_round or model.n_bins_)
 
 
 def test_simulate_writes_a_fleet_that_loads_back(fleet_dir):
@@ -206,7 +213,7 @@ def test_fit_says_what_it_fitted_and_creates_the_folder(fleet_dir, tmp_path, cap
     out = capsys.readouterr().out
     assert f"created folder {path.parent}" in out
     assert re.search(r"fitted on [\d,]+ completed attempts of the last 5 days \([\d,]+ more held "
-                     r"back to calibrate intervals\): \d+ features, \d+ bins, multiclass router, "
+                     r"back to calibrate intervals\): \d+ features, \d+ bins, ordinal router, "
                      r"[\d.]+ s; model with its feasibility model written to ", out)
     assert path.exists()
 

@@ -17,6 +17,9 @@ from leapml.feasibility import FeasibilityClassifier
 
 
 def _small_model(**params):
+    # the published configuration unless told otherwise; min_bin_rows=3 keeps the
+    # four bins on the checks' small data sets
+    params = {"router": "multiclass", "combine": "hard", "min_bin_rows": 3, **params}
     # few, small trees keep the common checks fast; min_child_samples is low
     # because the checks use data sets of 20-200 rows split into bins
     ordinal = params.get("router") == "ordinal"
@@ -47,7 +50,8 @@ EXPECTED_FAILED_CHECKS = {
 
 
 @parametrize_with_checks(
-    [_small_model(), _small_model(combine="soft"), _small_model(router="ordinal")],
+    [_small_model(), _small_model(combine="soft"), _small_model(router="ordinal"),
+     _small_model(router="ordinal", combine="soft")],
     # The hard multiclass model passes this check on the common checks' data
     # (its rows land in bins where the difference does not show); soft
     # blending and the ordinal router's real-valued score pass the small

@@ -32,7 +32,8 @@ def data():
 @pytest.fixture(scope="module")
 def model_file(tmp_path_factory, data):
     X, y = data
-    model = LeapRegressor(n_bins=3, n_estimators=3, random_state=0).fit(X, y)
+    model = LeapRegressor(n_bins=3, n_estimators=3, random_state=0, router="multiclass",
+                          min_bin_rows=1).fit(X, y)
     return save(model, tmp_path_factory.mktemp("model") / "model.leap")
 
 
@@ -500,8 +501,8 @@ def test_router_class_weight_is_honoured(data):
 
     def fitted(class_weight):
         classifier = LGBMClassifier(n_estimators=10, verbose=-1, class_weight=class_weight)
-        return LeapRegressor(n_bins=4, n_estimators=10, random_state=0,
-                             classifier=classifier).fit(X, y)
+        return LeapRegressor(n_bins=4, n_estimators=10, random_state=0, router="multiclass",
+                             min_bin_rows=1, classifier=classifier).fit(X, y)
 
     plain, heavy = fitted(None), fitted({0: 50.0})
     # a heavy bin 0 draws rows into it
@@ -524,7 +525,7 @@ def test_estimator_parameters_that_cannot_apply_are_refused(data, classifier, re
 
     X, y = data
     model = LeapRegressor(
-        n_bins=4, n_estimators=5,
+        n_bins=4, n_estimators=5, router="multiclass", min_bin_rows=1,
         classifier=None if classifier is None else LGBMClassifier(n_estimators=5, **classifier),
         regressor=None if regressor is None else LGBMRegressor(n_estimators=5, **regressor),
     )
@@ -536,7 +537,8 @@ def test_one_vs_all_router_objective_is_kept(data):
     from lightgbm import LGBMClassifier
 
     X, y = data
-    models = [LeapRegressor(n_bins=4, n_estimators=5, random_state=0, classifier=LGBMClassifier(
+    models = [LeapRegressor(n_bins=4, n_estimators=5, random_state=0, router="multiclass",
+                            min_bin_rows=1, classifier=LGBMClassifier(
         n_estimators=5, verbose=-1, objective=objective)).fit(X, y)
         for objective in ("multiclass", "multiclassova")]
     assert "objective=multiclassova" in models[1].classifier_.model_to_string()

@@ -27,7 +27,7 @@ def data():
 def fitted(data):
     X, y = data
     return LeapRegressor(n_bins=5, max_iter=3, n_estimators=10, combine="soft",
-                         random_state=0).fit(X, y)
+                         router="multiclass", min_bin_rows=1, random_state=0).fit(X, y)
 
 
 def test_round_trip_is_bit_identical(tmp_path, data, fitted):
@@ -45,7 +45,7 @@ def test_round_trip_is_bit_identical(tmp_path, data, fitted):
 
 def test_round_trip_with_user_lightgbm_models_and_numpy(tmp_path):
     X, y = make_throughput_regression(300, random_state=4, as_frame=False)
-    model = LeapRegressor(n_bins=4, random_state=1,
+    model = LeapRegressor(n_bins=4, random_state=1, router="multiclass", min_bin_rows=1,
                           regressor=LGBMRegressor(n_estimators=7, verbose=-1),
                           classifier=LGBMClassifier(n_estimators=7, verbose=-1)).fit(X, y)
     loaded = load(save(model, tmp_path / "m.leap"))

@@ -13,7 +13,8 @@ from leapml._cascade import ConstantModel
 
 def small(**params):
     defaults = {
-        "n_bins": 5, "max_iter": 3, "random_state": 0,
+        "n_bins": 5, "max_iter": 3, "random_state": 0, "router": "multiclass", "combine": "hard",
+        "min_bin_rows": 1,
         "regressor": LGBMRegressor(n_estimators=10, min_child_samples=5, verbose=-1),
         "classifier": LGBMClassifier(n_estimators=10, min_child_samples=5, verbose=-1),
     }
@@ -124,6 +125,7 @@ def test_one_feature_and_nan_features():
 def test_numpy_input_and_user_estimators(synthetic):
     X, y = make_throughput_regression(300, random_state=2, as_frame=False)
     model = LeapRegressor(n_bins=4, regressor=DecisionTreeRegressor(max_depth=4),
+                          router="multiclass", min_bin_rows=1,
                           classifier=DecisionTreeClassifier(max_depth=4), random_state=0)
     model.fit(X, y)
     assert isinstance(model.regressors_[0], DecisionTreeRegressor)
@@ -249,7 +251,7 @@ def test_lean_predict_path_leaves_unusual_input_to_the_full_validation(synthetic
 
 def ordinal(**params):
     defaults = {"n_bins": 5, "max_iter": 3, "random_state": 0, "n_estimators": 10,
-                "router": "ordinal",
+                "router": "ordinal", "combine": "hard", "min_bin_rows": 1,
                 "regressor": LGBMRegressor(n_estimators=10, min_child_samples=5, verbose=-1)}
     defaults.update(params)
     return LeapRegressor(**defaults)

@@ -37,12 +37,21 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--held-out", type=int, default=3, help="groups held out of each kind")
     parser.add_argument("--out", default="runs/results")
+    parser.add_argument("--models", nargs="+", default=None,
+                        help="score only these of default_models() (e.g. leap lookup_table)")
+    parser.add_argument("--threads", type=int, default=None, help="LightGBM threads per model")
+    parser.add_argument("--published", action=argparse.BooleanOptionalAction, default=True,
+                        help="also score LeapRegressor(**leapml.PUBLISHED) as 'leap_published'")
     args = parser.parse_args()
 
     started = time.perf_counter()
     commit = _commit()  # the code the run starts from, not where HEAD is when it ends
     fleet = simulate(args.preset, days=args.window_days + args.nights, seed=args.seed)
-    models = default_models(random_state=args.seed)
+    models = default_models(random_state=args.seed, n_jobs=args.threads)
+    if args.models:
+        models = {name: models[name] for name in args.models}
+    if args.published:
+        models["leap_published"] = leapml.LeapRegressor(random_state=args.seed, **leapml.PUBLISHED)
     print(f"simulated {len(fleet.attempts):,} attempts in {time.perf_counter() - started:.0f} s", flush=True)
     result = nightly(fleet.attempts, fleet.hardware, models=models, window_days=args.window_days,
                      nights=args.nights, oracle=fleet.expected_throughput,

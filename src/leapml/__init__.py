@@ -12,6 +12,7 @@ __version__ = "0.1.0"
 
 _PUBLIC = {
     "LeapRegressor": "leapml.regressor",
+    "PUBLISHED": "leapml.regressor",
     "rank_candidates": "leapml.ranking",
     "load": "leapml.io",
     "save": "leapml.io",

@@ -228,13 +228,15 @@ class _LightGBMTrainer:
             free_raw_data=False,
         ).construct()
 
-    def fit(self, rows, k, num_threads=None):
+    def fit(self, rows, k, num_threads=None, weight=None):
         params = dict(self.params, seed=self.params["seed"] + k)
         if len(rows) < _SMALL_FIT:
             params["num_threads"] = 1
         if num_threads is not None:
             params["num_threads"] = num_threads
         subset = self.dataset.subset(rows)
+        if weight is not None:
+            subset.construct().set_weight(weight)
         return lgb.train(params, subset, num_boost_round=params["num_iterations"])
 
 
@@ -268,19 +270,40 @@ class _EstimatorTrainer:
         self.sample_weight, self.seed = sample_weight, seed
         self.dataset = None
 
-    def fit(self, rows, k):
+    def fit(self, rows, k, num_threads=None, weight=None):
         model = clone(self.estimator)
         if "random_state" in model.get_params() and model.get_params()["random_state"] is None:
             model.set_params(random_state=self.seed + k)
-        if self.sample_weight is None:
+        if weight is None and self.sample_weight is not None:
+            weight = self.sample_weight[rows]
+        if weight is None:
             model.fit(self.X[rows], self.log_y[rows])
         else:
-            model.fit(self.X[rows], self.log_y[rows], sample_weight=self.sample_weight[rows])
+            model.fit(self.X[rows], self.log_y[rows], sample_weight=weight)
         return model
 
 
+def _expert_rows(k, order, bounds, assignment, weight, overlap):
+    """Rows expert ``k`` trains on and their weights: ``(rows, k, weight or None)``.
+
+    Its own bin at full weight; with ``overlap > 0`` also the two neighbouring
+    bins, each row at ``overlap`` times its weight, so an expert has seen the
+    throughput just past its bin's edges when the router sends it a row that
+    belongs next door.
+    """
+    own = np.sort(order[bounds[k]:bounds[k + 1]])
+    if overlap <= 0:
+        return own, k, None
+    first, last = max(k - 1, 0), min(k + 1, len(bounds) - 2)
+    rows = np.sort(order[bounds[first]:bounds[last + 1]])
+    w = np.where(assignment[rows] == k, 1.0, float(overlap))
+    if weight is not None:
+        w = w * weight[rows]
+    return rows, k, w
+
+
 def fit_cascade(X, log_y, initial_bins, n_bins, *, regressor, sample_weight=None,
-                categorical=(), max_iter=10, tol=0.01, seed=0, num_threads=1):
+                categorical=(), max_iter=10, tol=0.01, seed=0, num_threads=1, overlap=0.0):
     """Fit one median regressor per bin and reassign rows until few move.
 
     Each iteration fits every non-empty bin's expert on the rows assigned to
@@ -307,6 +330,10 @@ def fit_cascade(X, log_y, initial_bins, n_bins, *, regressor, sample_weight=None
     max_iter : int
     tol : float
     seed, num_threads : int
+    overlap : float, default=0.0
+        Weight, relative to its own rows, of the neighbouring bins' rows in
+        each expert's training set (0: an expert sees its own bin only, as
+        published).
 
     Returns
     -------
@@ -366,17 +393,18 @@ def fit_cascade(X, log_y, initial_bins, n_bins, *, regressor, sample_weight=None
                 w = None if weight is None else weight[rows]
                 experts[k] = ConstantModel(_weighted_median(log_y[rows], w))
             else:
-                jobs.append((rows, k))
+                jobs.append(_expert_rows(k, order, bounds, assignment, weight, overlap))
         if parallel and len(jobs) > 1:
             # largest first, so the pool does not end on one long fit
             jobs.sort(key=lambda job: -job[0].size)
             with ThreadPoolExecutor(max_workers=num_threads) as pool:
-                fitted = list(pool.map(lambda job: trainer.fit(*job, num_threads=1), jobs))
-            for (_, k), model in zip(jobs, fitted, strict=True):
+                fitted = list(pool.map(
+                    lambda job: trainer.fit(job[0], job[1], num_threads=1, weight=job[2]), jobs))
+            for (_, k, _), model in zip(jobs, fitted, strict=True):
                 experts[k] = model
         else:
-            for rows, k in jobs:
-                experts[k] = trainer.fit(rows, k)
+            for rows, k, w in jobs:
+                experts[k] = trainer.fit(rows, k, weight=w)
         errors = _reassignment_errors(experts, X, log_y, assignment, window, num_threads)
         best = np.argmin(errors, axis=1)
         current = errors[rows_index, assignment]

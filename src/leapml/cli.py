@@ -164,9 +164,12 @@ def _add_fit(sub) -> None:
                    help="model file to write (its folder is created if missing, and said so)")
     _window_option(p)
     _trees_option(p)
-    p.add_argument("--router", choices=("multiclass", "ordinal"), default="multiclass",
-                   help="bin router: the published multiclass one or the faster ordinal one "
+    p.add_argument("--router", choices=("multiclass", "ordinal"), default="ordinal",
+                   help="bin router: the ordinal one or the published multiclass one "
                         "(default: %(default)s)")
+    p.add_argument("--published", action="store_true",
+                   help="fit the published configuration, LeapRegressor(**leapml.PUBLISHED) "
+                        "(13 bins, multiclass router, hard routing); overrides --router")
     _seed_option(p)
     p.add_argument("--no-feasibility", action="store_true",
                    help="do not fit the model of where jobs fit (ok vs oom) into the file")
@@ -307,10 +310,11 @@ def _describe(args) -> int:
 def _fit(args) -> int:
     from .io import save
     from .placement import fit_feasibility, fit_window
-    from .regressor import LeapRegressor
+    from .regressor import PUBLISHED, LeapRegressor
 
     attempts, hardware, _ = _load_log(args)
-    model = LeapRegressor(random_state=args.seed, router=args.router)
+    params = dict(PUBLISHED) if args.published else {"router": args.router}
+    model = LeapRegressor(random_state=args.seed, **params)
     if args.n_estimators is not None:
         model.set_params(n_estimators=args.n_estimators)
     out = _output_file(args.out)
@@ -328,7 +332,7 @@ def _fit(args) -> int:
                  if args.calibration_days else "")
     print(f"fitted on {fit_rows:,} completed attempts of the last {args.window_days} days"
           f"{held_back}: {fitted.n_features_in_} features, {fitted.n_bins_} bins, "
-          f"{args.router} router, {seconds:.1f} s; model{with_feasibility} written to {out}")
+          f"{model.router} router, {seconds:.1f} s; model{with_feasibility} written to {out}")
     return 0
 
 

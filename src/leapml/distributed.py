@@ -305,7 +305,7 @@ def fit_regressor(estimator: LeapRegressor, X: dd.DataFrame, y: dd.Series, *, cl
         )
     with _connected(client) as dask_client:
         frame, log_y = _encoded(model, X, y, dask_client)
-        edges = equal_frequency_edges(log_y, model.n_bins)
+        edges = equal_frequency_edges(log_y, model._bins_for(len(log_y)))
         n_bins = len(edges) - 1
         seed = int(check_random_state(model.random_state).randint(np.iinfo(np.int32).max - 1000))
         categorical = [j for j, c in enumerate(model.categories_) if c is not None]
@@ -314,6 +314,7 @@ def fit_regressor(estimator: LeapRegressor, X: dd.DataFrame, y: dd.Series, *, cl
         frame, cascade = _fit_cascade(trainer, frame, log_y, n_bins, model, seed)
         model.classifier_ = _fit_router(trainer, frame, n_bins, model, seed + 997)
     model.bin_edges_ = edges
+    model.anchor_fill_ = float(np.median(log_y))
     model.n_bins_ = n_bins
     model.regressors_, model.n_iter_, model.moved_, model.train_loss_ = cascade
     return model
@@ -334,6 +335,11 @@ def _checked_estimator(estimator) -> LeapRegressor:
         raise ValueError(
             "classifier is used only with router='multiclass'; router='ordinal' fits its "
             "own LightGBM regressor of the bin index (set classifier=None)"
+        )
+    if estimator.expert_overlap > 0 or estimator.anchor is not None:
+        raise ValueError(
+            "fit_regressor does not train overlapping or anchored experts yet; set "
+            "expert_overlap=0 and anchor=None, or fit on one machine with LeapRegressor.fit"
         )
     return estimator
 

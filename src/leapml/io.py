@@ -25,6 +25,10 @@ import pandas as pd
 __all__ = ["ModelFileError", "atomic_path", "load", "load_feasibility", "read_table", "save",
            "write_table"]
 
+#: What a LeapRegressor parameter meant in files written before it existed.
+_BEFORE_PARAMETER = {"router": "multiclass", "combine": "hard", "expert_overlap": 0.0,
+                     "min_bin_rows": 1, "anchor": None}
+
 
 @contextlib.contextmanager
 def atomic_path(path: str | os.PathLike, *, suffix: str = "") -> Iterator[Path]:
@@ -312,7 +316,7 @@ def save(model, path: str | os.PathLike, *, feasibility=None) -> Path:
     >>> from lightgbm import LGBMClassifier, LGBMRegressor
     >>> from leapml import LeapRegressor
     >>> X = np.arange(40.0).reshape(-1, 1)
-    >>> model = LeapRegressor(n_bins=2, random_state=0,
+    >>> model = LeapRegressor(n_bins=2, min_bin_rows=10, random_state=0, router="multiclass",
     ...                       regressor=LGBMRegressor(n_estimators=5, verbose=-1),
     ...                       classifier=LGBMClassifier(n_estimators=5, verbose=-1))
     >>> model = model.fit(X, np.exp(X[:, 0] / 10))
@@ -351,8 +355,12 @@ def save(model, path: str | os.PathLike, *, feasibility=None) -> Path:
             "regressor": _estimator_spec(params["regressor"], "regressor"),
             "classifier": _estimator_spec(params["classifier"], "classifier"),
             "router": str(params["router"]),
+            "expert_overlap": float(params["expert_overlap"]),
+            "min_bin_rows": int(params["min_bin_rows"]),
+            "anchor": None if params["anchor"] is None else str(params["anchor"]),
         },
         "fitted": {
+            "anchor_fill_": float(model.anchor_fill_),
             "bin_edges_": [float(v) for v in model.bin_edges_],
             "n_bins_": int(model.n_bins_),
             "n_iter_": int(model.n_iter_),
@@ -516,6 +524,8 @@ def _model_from_members(members):
     _expect(not unknown, f"unknown parameter(s) {unknown}")
     params["regressor"] = _estimator_from_spec(params.get("regressor"))
     params["classifier"] = _estimator_from_spec(params.get("classifier"))
+    # a parameter missing from an older file takes the value it had before it existed
+    params = {**_BEFORE_PARAMETER, **params}
     model = LeapRegressor(**params)
     model._validate_params()
     fitted = _section(metadata, "fitted")
@@ -523,6 +533,10 @@ def _model_from_members(members):
     model.n_bins_ = _count(fitted["n_bins_"], "n_bins_")
     _expect(model.n_bins_ >= 1, "n_bins_ is 0")
     model.n_iter_ = _count(fitted["n_iter_"], "n_iter_")
+    anchor_fill = fitted.get("anchor_fill_", 0.0)
+    _expect(isinstance(anchor_fill, (int, float)) and math.isfinite(anchor_fill),
+            "anchor_fill_ is not a finite number")
+    model.anchor_fill_ = float(anchor_fill)
     model.moved_ = np.asarray(fitted["moved_"], dtype=np.float64)
     model.train_loss_ = np.asarray(fitted["train_loss_"], dtype=np.float64)
     model.n_features_in_ = n_features = _count(fitted["n_features_in_"], "n_features_in_")

@@ -110,6 +110,12 @@ def _encode_frame(X, categories):
     return out
 
 
+#: The published configuration (13 bins, multiclass router, hard routing, experts on
+#: their own bin only, no small-data rule): ``LeapRegressor(**PUBLISHED)``.
+PUBLISHED = {"n_bins": 13, "router": "multiclass", "combine": "hard", "expert_overlap": 0.0,
+             "min_bin_rows": 1, "anchor": None}
+
+
 class LeapRegressor(RegressorMixin, BaseEstimator):
     """Throughput regressor: equal-frequency log bins, per-bin median experts, a bin router.
 
@@ -140,8 +146,11 @@ class LeapRegressor(RegressorMixin, BaseEstimator):
     tol : float, default=0.01
         Stop when the (weighted) share of rows reassigned in an iteration is
         below ``tol``.
-    combine : {"hard", "soft"}, default="hard"
-        How the router's probabilities turn into a prediction.
+    combine : {"hard", "soft"}, default="soft"
+        How the router's probabilities turn into a prediction. The published
+        method routes hard; blending lets a candidate the router is unsure of
+        (hardware the job never ran on) land between two experts instead of
+        jumping a bin (``docs/method.md``, "Levers").
     n_estimators : int, default=100
         Boosting rounds of each default LightGBM expert and of the default
         router. Ignored for a user-given
@@ -158,7 +167,7 @@ class LeapRegressor(RegressorMixin, BaseEstimator):
         model (``n_estimators`` rounds, learning rate 0.15, half the rows per round). Any
         estimator with ``fit`` and ``predict_proba`` works. With
         ``router="ordinal"`` it must be ``None``.
-    router : {"multiclass", "ordinal"}, default="multiclass"
+    router : {"multiclass", "ordinal"}, default="ordinal"
         How the bin is predicted. ``"multiclass"``: ``classifier``, one tree
         per bin and round (1,300 trees for 13 bins and 100 rounds), as in the
         published method. ``"ordinal"``: one regressor of the bin index,
@@ -170,6 +179,25 @@ class LeapRegressor(RegressorMixin, BaseEstimator):
         was 0.2 to 3.3 points more accurate within +-20% than ``"multiclass"``
         while predicting many times faster and fitting faster
         (``benchmarks/README.md``).
+    expert_overlap : float in [0, 1], default=0.0
+        Weight of the two neighbouring bins' rows, relative to its own, in each
+        expert's training set. 0 trains an expert on its own bin only, as
+        published; above 0 an expert has seen throughput just past its bin's
+        edges, so a row routed one bin off is not predicted from the wrong side
+        of an edge.
+    min_bin_rows : int, default=200
+        Fewest training rows per bin. When ``y`` has fewer than
+        ``n_bins * min_bin_rows`` rows, ``n_bins_ = max(1, n_rows // min_bin_rows)``
+        bins are used and a ``UserWarning`` says so: an expert fitted on a few
+        dozen rows predicts little more than its bin's median.
+    anchor : str, default=None
+        Name of a feature column holding an estimate of ``log(y)`` made before
+        the fact (such as ``history_log_throughput_estimate``, the job's or its
+        model type's measured throughput carried to this hardware). The experts
+        then learn ``log(y)`` minus the anchor, a correction, and predictions
+        add the anchor back; rows where it is missing use the training
+        median of ``log(y)`` (``anchor_fill_``). Bins and router still work
+        on ``log(y)``. ``None``: experts learn ``log(y)`` itself.
     n_jobs : int, default=None
         Threads for LightGBM (``None`` means 1, ``-1`` all cores). Results do
         not depend on it.
@@ -217,9 +245,9 @@ class LeapRegressor(RegressorMixin, BaseEstimator):
     >>> X = rng.uniform(size=(300, 3))
     >>> y = np.exp(6 * X[:, 0] + X[:, 1])
     >>> model = LeapRegressor(
-    ...     n_bins=4, random_state=0,
+    ...     n_bins=4, min_bin_rows=50, random_state=0,
     ...     regressor=LGBMRegressor(n_estimators=20, verbose=-1),
-    ...     classifier=LGBMClassifier(n_estimators=20, verbose=-1),
+    ...     router="multiclass", classifier=LGBMClassifier(n_estimators=20, verbose=-1),
     ... ).fit(X, y)
     >>> model.predict(X[:2]).shape, model.n_bins_
     ((2,), 4)
@@ -236,13 +264,16 @@ class LeapRegressor(RegressorMixin, BaseEstimator):
         "regressor": [HasMethods(["fit", "predict"]), None],
         "classifier": [HasMethods(["fit", "predict_proba"]), None],
         "router": [StrOptions({"multiclass", "ordinal"})],
+        "expert_overlap": [Interval(Real, 0, 1, closed="both")],
+        "min_bin_rows": [Interval(Integral, 1, None, closed="left")],
+        "anchor": [str, None],
         "n_jobs": [Integral, None],
         "random_state": ["random_state"],
     }
 
-    def __init__(self, *, n_bins=13, max_iter=3, tol=0.01, combine="hard", n_estimators=100,
-                 regressor=None, classifier=None, router="multiclass", n_jobs=None,
-                 random_state=None):
+    def __init__(self, *, n_bins=13, max_iter=3, tol=0.01, combine="soft", n_estimators=100,
+                 regressor=None, classifier=None, router="ordinal", expert_overlap=0.0,
+                 min_bin_rows=200, anchor=None, n_jobs=None, random_state=None):
         self.n_bins = n_bins
         self.max_iter = max_iter
         self.tol = tol
@@ -251,6 +282,9 @@ class LeapRegressor(RegressorMixin, BaseEstimator):
         self.regressor = regressor
         self.classifier = classifier
         self.router = router
+        self.expert_overlap = expert_overlap
+        self.min_bin_rows = min_bin_rows
+        self.anchor = anchor
         self.n_jobs = n_jobs
         self.random_state = random_state
 
@@ -440,7 +474,7 @@ class LeapRegressor(RegressorMixin, BaseEstimator):
         if sample_weight is not None:
             sample_weight = sample_weight[order]
         log_y = np.log(y)
-        edges = equal_frequency_edges(log_y, self.n_bins, sample_weight=sample_weight)
+        edges = equal_frequency_edges(log_y, self._bins_for(len(y)), sample_weight=sample_weight)
         n_bins = len(edges) - 1
         seed = int(check_random_state(self.random_state).randint(np.iinfo(np.int32).max - 1000))
         threads = self._threads()
@@ -452,17 +486,20 @@ class LeapRegressor(RegressorMixin, BaseEstimator):
         classifier = self.classifier
         if ordinal and classifier is not None:
             raise ValueError(
-                "classifier is used only with router='multiclass'; router='ordinal' fits its "
-                "own LightGBM regressor of the bin index (set classifier=None)"
+                "classifier is used only with router='multiclass' (pass router='multiclass' to "
+                "route with it); router='ordinal', the default, fits its own LightGBM regressor "
+                "of the bin index (leave classifier=None)"
             )
         if ordinal:
             classifier = _ordinal_router(self.regressor, self.n_estimators)
         elif classifier is None:
             classifier = default_classifier().set_params(n_estimators=self.n_estimators)
+        self.anchor_fill_ = float(np.median(log_y))
+        offset = self._offset(X)
         result = fit_cascade(
-            X, log_y, assign_bins(log_y, edges), n_bins, regressor=regressor,
+            X, log_y - offset, assign_bins(log_y, edges), n_bins, regressor=regressor,
             sample_weight=sample_weight, categorical=categorical, max_iter=self.max_iter,
-            tol=self.tol, seed=seed, num_threads=threads,
+            tol=self.tol, seed=seed, num_threads=threads, overlap=self.expert_overlap,
         )
         self.classifier_ = fit_router(
             X, result.assignment, n_bins, classifier=classifier, sample_weight=sample_weight,
@@ -478,6 +515,41 @@ class LeapRegressor(RegressorMixin, BaseEstimator):
         if hasattr(self, "feature_names_in_"):
             self.__dict__["_lean_state"] = _lean_state(self.categories_, self.feature_names_in_)
         return self
+
+    def _anchor_column(self):
+        """Index of the ``anchor`` column in the encoded rows, or None."""
+        if self.anchor is None:
+            return None
+        names = list(getattr(self, "feature_names_in_", []))
+        if self.anchor not in names:
+            raise ValueError(
+                f"anchor={self.anchor!r} is not a column of X (fit X on a DataFrame that has it)"
+            )
+        j = names.index(self.anchor)
+        if self.categories_[j] is not None:
+            raise ValueError(f"anchor={self.anchor!r} must be a numeric column (a log throughput)")
+        return j
+
+    def _offset(self, X):
+        """What the experts' log predictions are added to: the anchor, else 0."""
+        j = self._anchor_column()
+        if j is None:
+            return np.zeros(len(X))
+        values = np.asarray(X[:, j], dtype=np.float64)
+        return np.where(np.isfinite(values), values, self.anchor_fill_)
+
+    def _bins_for(self, n_rows):
+        """Bins to fit on ``n_rows`` rows: ``n_bins``, or fewer with a warning (``min_bin_rows``)."""
+        affordable = max(1, n_rows // self.min_bin_rows)
+        if affordable >= self.n_bins:
+            return self.n_bins
+        warnings.warn(
+            f"{n_rows} training rows are too few for n_bins={self.n_bins} with "
+            f"min_bin_rows={self.min_bin_rows}; fitting {affordable} bin(s) instead (lower "
+            "min_bin_rows to keep more bins on small logs)",
+            UserWarning, stacklevel=3,
+        )
+        return affordable
 
     def _proba(self, X):
         return predict_router(self.classifier_, X, self.n_bins_, num_threads=self._threads(),
@@ -498,7 +570,7 @@ class LeapRegressor(RegressorMixin, BaseEstimator):
         >>> import numpy as np
         >>> from lightgbm import LGBMClassifier, LGBMRegressor
         >>> X = np.arange(40.0).reshape(-1, 1)
-        >>> model = LeapRegressor(n_bins=2, random_state=0,
+        >>> model = LeapRegressor(n_bins=2, min_bin_rows=10, random_state=0, router="multiclass",
         ...                       regressor=LGBMRegressor(n_estimators=5, verbose=-1),
         ...                       classifier=LGBMClassifier(n_estimators=5, min_child_samples=5,
         ...                                                 verbose=-1))
@@ -516,7 +588,7 @@ class LeapRegressor(RegressorMixin, BaseEstimator):
         >>> import numpy as np
         >>> from lightgbm import LGBMClassifier, LGBMRegressor
         >>> X = np.arange(40.0).reshape(-1, 1)
-        >>> model = LeapRegressor(n_bins=2, random_state=0,
+        >>> model = LeapRegressor(n_bins=2, min_bin_rows=10, random_state=0, router="multiclass",
         ...                       regressor=LGBMRegressor(n_estimators=5, verbose=-1),
         ...                       classifier=LGBMClassifier(n_estimators=5, min_child_samples=5,
         ...                                                 verbose=-1))
@@ -533,7 +605,7 @@ class LeapRegressor(RegressorMixin, BaseEstimator):
         >>> import numpy as np
         >>> from lightgbm import LGBMClassifier, LGBMRegressor
         >>> X = np.arange(40.0).reshape(-1, 1)
-        >>> model = LeapRegressor(n_bins=2, random_state=0,
+        >>> model = LeapRegressor(n_bins=2, min_bin_rows=10, random_state=0, router="multiclass",
         ...                       regressor=LGBMRegressor(n_estimators=5, verbose=-1),
         ...                       classifier=LGBMClassifier(n_estimators=5, min_child_samples=5,
         ...                                                 verbose=-1))
@@ -712,7 +784,7 @@ class LeapRegressor(RegressorMixin, BaseEstimator):
         --------
         >>> import numpy as np, pandas as pd
         >>> X = pd.DataFrame({"memory_gb": np.arange(40.0), "noise": np.zeros(40)})
-        >>> model = LeapRegressor(n_bins=2, n_estimators=10, random_state=0)
+        >>> model = LeapRegressor(n_bins=2, min_bin_rows=10, n_estimators=10, random_state=0)
         >>> model = model.fit(X, np.exp(X["memory_gb"] / 10))
         >>> reasons = model.explain(X.head(2))
         >>> sorted(reasons["feature"].unique())
@@ -748,6 +820,9 @@ class LeapRegressor(RegressorMixin, BaseEstimator):
                     f"explain needs LightGBM experts; expert {k} is a {type(expert).__name__}"
                 )
             contributions[rows] += weights[rows, k][:, None] * part
+        anchor = self._anchor_column()
+        if anchor is not None:
+            contributions[:, anchor] += self._offset(encoded)  # the experts correct the anchor
         names = getattr(self, "feature_names_in_", None)
         names = [str(c) for c in names] if names is not None else [f"x{j}" for j in range(width)]
         return pd.DataFrame({
@@ -773,9 +848,11 @@ class LeapRegressor(RegressorMixin, BaseEstimator):
             proba = self._proba(X)
             log_pred = np.zeros(len(X))
             for k, model in enumerate(self.regressors_):
-                weight = proba[:, k]
-                if np.any(weight > 0):
-                    log_pred += weight * predict_expert(model, X, num_threads=threads)
+                # only the rows this bin has weight on (two bins a row with the ordinal router)
+                rows = np.flatnonzero(proba[:, k] > 0)
+                if rows.size:
+                    log_pred[rows] += proba[rows, k] * predict_expert(model, X[rows],
+                                                                      num_threads=threads)
         else:
             # each row goes only to the expert of its most probable bin
             chosen = self._chosen_bin(X)
@@ -783,7 +860,7 @@ class LeapRegressor(RegressorMixin, BaseEstimator):
             for k in np.unique(chosen):
                 rows = chosen == k
                 log_pred[rows] = predict_expert(self.regressors_[k], X[rows], num_threads=threads)
-        return np.exp(log_pred)
+        return np.exp(log_pred + self._offset(X))
 
     def save(self, path):
         """Save the fitted model to ``path`` in the safe leapml format (see :func:`leapml.io.save`).
@@ -794,7 +871,7 @@ class LeapRegressor(RegressorMixin, BaseEstimator):
         >>> from lightgbm import LGBMClassifier, LGBMRegressor
         >>> from leapml.io import load
         >>> X = np.arange(40.0).reshape(-1, 1)
-        >>> model = LeapRegressor(n_bins=2, random_state=0,
+        >>> model = LeapRegressor(n_bins=2, min_bin_rows=10, random_state=0, router="multiclass",
         ...                       regressor=LGBMRegressor(n_estimators=5, verbose=-1),
         ...                       classifier=LGBMClassifier(n_estimators=5, min_child_samples=5,
         ...                                                 verbose=-1))

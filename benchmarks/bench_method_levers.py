@@ -1,0 +1,136 @@
+"""Benchmark: which LeapRegressor configuration earns its place against one LightGBM model.
+
+Simulates ``window + nights`` days of a preset and runs the nightly backtest
+(outcomes known when runs end, the next day scored) for a set of
+``LeapRegressor`` configurations next to the single LightGBM reference (400
+trees, the same features). For every model it prints the median over nights
+of accuracy within +-20 % and +-10 % on all attempts, on new jobs and weighted
+by device-hours, the gap to the submission-time ceiling, and the mean and p90
+placement regret with known feasibility. The table in docs/method.md ("Levers")
+comes from::
+
+    python benchmarks/bench_method_levers.py --preset small --nights 5
+
+Configurations are named ``key=value,...`` over LeapRegressor's parameters;
+``--seeds`` repeats it on several simulated fleets (the small-log check:
+``--preset tiny --window-days 14 --seeds 0 1 2``, under 5,000 training
+rows a night). ``--configs`` replaces the default list, e.g.
+``--configs "published" "combine=soft,router=ordinal"``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+import pandas as pd
+
+from leapml import LeapRegressor
+from leapml.backtest import SUBMISSION_CEILING, nightly
+from leapml.baselines import single_model_reference
+from leapml.fleet import simulate
+
+RESULTS = Path(__file__).parent / "results"
+PUBLISHED = "n_bins=13,router=multiclass,combine=hard,expert_overlap=0,min_bin_rows=1"
+DEFAULT_CONFIGS = (
+    PUBLISHED,
+    "n_bins=13,router=multiclass,combine=soft,expert_overlap=0",
+    "n_bins=13,router=ordinal,combine=hard,expert_overlap=0",
+    "n_bins=13,router=ordinal,combine=soft,expert_overlap=0",
+    "n_bins=13,router=ordinal,combine=soft,expert_overlap=0.5",
+    "n_bins=13,router=ordinal,combine=soft,expert_overlap=1",
+    "n_bins=5,router=ordinal,combine=soft,expert_overlap=0",
+)
+
+
+def parse_config(text: str) -> dict:
+    """``"a=1,b=x"`` -> ``{"a": 1, "b": "x"}``; ``"default"`` -> ``{}``; ``"published"`` -> the paper's."""
+    if text == "default":
+        return {}
+    if text == "published":
+        text = PUBLISHED
+    out = {}
+    for item in text.split(","):
+        key, _, value = item.partition("=")
+        for kind in (int, float):
+            try:
+                value = kind(value)
+                break
+            except ValueError:
+                continue
+        out[key.strip()] = value
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--preset", default="small")
+    parser.add_argument("--nights", type=int, default=5)
+    parser.add_argument("--window-days", type=int, default=30)
+    parser.add_argument("--seeds", type=int, nargs="+", default=[0])
+    parser.add_argument("--configs", nargs="+", default=list(DEFAULT_CONFIGS))
+    parser.add_argument("--out", default=None, help="JSON file for the table (default: results/)")
+    args = parser.parse_args()
+
+    started = time.perf_counter()
+    tables, attempts = [], 0
+    for seed in args.seeds:
+        fleet = simulate(args.preset, days=args.window_days + args.nights, seed=seed)
+        attempts += len(fleet.attempts)
+        models = {"single_lightgbm": single_model_reference(random_state=seed)}
+        for text in args.configs:
+            models[text] = LeapRegressor(random_state=seed, **parse_config(text))
+        result = nightly(fleet.attempts, fleet.hardware, models=models,
+                         window_days=args.window_days, nights=args.nights,
+                         oracle=fleet.expected_throughput,
+                         submission_oracle=fleet.expected_at_submission, random_state=seed)
+        tables.append(summarize(result, list(models)).assign(seed=seed))
+    table = pd.concat(tables).rename_axis("model").reset_index()
+    pd.set_option("display.width", 250)
+    if len(args.seeds) > 1:
+        print(table.to_string(index=False, float_format=lambda v: f"{v:.1f}"))
+        print("\nmean over seeds; vs_single: within_20 minus the single model's, same seed")
+    mean = table.drop(columns="seed").groupby("model", sort=False).mean()
+    single = table[table["model"] == "single_lightgbm"].set_index("seed")["within_20"]
+    table["vs_single"] = table["within_20"] - table["seed"].map(single)
+    mean["worst_vs_single"] = table.groupby("model", sort=False)["vs_single"].min()
+    print(mean.to_string(float_format=lambda v: f"{v:.1f}"))
+    seconds = time.perf_counter() - started
+    print(f"\n{attempts:,} attempts, seeds {args.seeds}, {args.nights} nights, "
+          f"{args.window_days}-day window, {seconds:.0f} s")
+    seeds = "-".join(map(str, args.seeds))
+    out = Path(args.out) if args.out else RESULTS / f"method_levers_{args.preset}_seeds{seeds}.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps({"preset": args.preset, "nights": args.nights,
+                               "window_days": args.window_days, "seeds": args.seeds,
+                               "seconds": round(seconds), "table": table.to_dict("records")},
+                              indent=1))
+
+
+def summarize(result, names: list[str]) -> pd.DataFrame:
+    """One row per model: medians over nights, in percent (points for the gap)."""
+    scores = result.scores
+
+    def median(slice_: str, metric: str) -> pd.Series:
+        rows = scores[scores["slice"] == slice_]
+        return 100 * rows.groupby("model", observed=True)[metric].median()
+
+    gap = 100 * result.gap_to(SUBMISSION_CEILING).loc["all"]
+    regret = 100 * result.regret_summary(candidates="known_feasible")
+    table = pd.DataFrame({
+        "within_20": median("all", "within_20"),
+        "within_10": median("all", "within_10"),
+        "new_jobs_20": median("job_new", "within_20"),
+        "new_jobs_10": median("job_new", "within_10"),
+        "device_hours_20": median("all", "within_20_by_device_hours"),
+        "gap_to_submission_ceiling": gap,
+        "mean_regret": regret["mean_regret"],
+        "p90_regret": regret["p90_regret"],
+    })
+    return table.reindex([n for n in names if n in table.index])
+
+
+if __name__ == "__main__":
+    main()
