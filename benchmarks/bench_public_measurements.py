@@ -43,13 +43,11 @@ from pathlib import Path
 import pandas as pd
 from sklearn.model_selection import GroupKFold
 
-from leapml import LeapRegressor
+from leapml import PUBLISHED, LeapRegressor
 from leapml.baselines import LookupTableRegressor, SpecScalingRegressor, single_model_reference
 from leapml.datasets import PUBLIC_JOB_COLUMNS, from_measurements, read_measurements
 from leapml.features import build_features
 from leapml.metrics import coverage, within_tolerance
-
-PUBLISHED = {"n_bins": 13, "router": "multiclass", "combine": "hard"}
 
 
 def models(threads: int) -> dict:

@@ -238,3 +238,18 @@ def test_results_page_quotes_the_run_it_cites():
         if cells[-1].strip() != "spread_points":
             low, high = (float(cells[i].strip(" %")) for i in (2, 3))
             assert abs(float(cells[-1]) - (high - low)) <= 0.1, row  # cells rounded to 0.05
+
+
+def test_default_model_section_quotes_the_script_it_names():
+    """The default model's tables in docs/results.md are what its script prints from the kept runs."""
+    import json
+    import runpy
+
+    script = runpy.run_path(str(DOCS / "scripts" / "default_vs_published.py"))
+    page = (DOCS / "results.md").read_text()
+    section = page.split("## The default model")[1].split("## Under the new protocol")[0]
+    for line in (script["table"]() + "\n" + script["regret_table"]()).splitlines():
+        assert line in section, line
+    run = json.loads((DOCS / "results-data" / "production-default" / "run.json").read_text())
+    assert f"`{run['commit']}`" in section and run["command"].split(" --out")[0] in section
+    assert f"{round(run['seconds'] / 60)} minutes" in section
