@@ -16,8 +16,9 @@ import pytest
 from leapml import LeapRegressor
 from leapml.backtest import nightly
 from leapml.baselines import LookupTableRegressor
+from leapml.files import read_table, write_table
 from leapml.fleet import load_fleet
-from leapml.io import load, read_table, save, write_table
+from leapml.model_file import load, save
 from leapml.report import write_report
 
 
@@ -163,7 +164,7 @@ def test_interrupted_plot_keeps_the_previous_report(tmp_path, monkeypatch, backt
 _SLOW_WRITER = textwrap.dedent("""
     import sys, time
     import pandas as pd
-    from leapml.io import write_table
+    from leapml.files import write_table
 
     real = pd.DataFrame.to_parquet
 

@@ -27,7 +27,7 @@ def model_file(fleet_dir, tmp_path_factory):
 
 
 def test_fit_can_choose_the_ordinal_router(fleet_dir, tmp_path):
-    from leapml.io import load
+    from leapml.model_file import load
 
     path = tmp_path / "ordinal.leap"
     assert main(["fit", "--fleet", str(fleet_dir), "--out", str(path), "--window-days", "5",

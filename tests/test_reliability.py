@@ -15,8 +15,9 @@ import pytest
 
 from leapml import LeapRegressor
 from leapml.features import build_features, candidate_rows
+from leapml.files import read_table
 from leapml.fleet import load_fleet
-from leapml.io import ModelFileError, load, read_table
+from leapml.model_file import ModelFileError, load
 from leapml.placement import fit_window, place, predict_candidates
 from leapml.ranking import rank_candidates
 from leapml.schema import SchemaError, validate_attempts, validate_hardware

@@ -13,8 +13,8 @@ __version__ = "0.1.0"
 _PUBLIC = {
     "LeapRegressor": "leapml.regressor",
     "rank_candidates": "leapml.ranking",
-    "load": "leapml.io",
-    "save": "leapml.io",
+    "load": "leapml.model_file",
+    "save": "leapml.model_file",
     "LookupTableRegressor": "leapml.baselines",
     "build_features": "leapml.features",
     "candidate_rows": "leapml.features",

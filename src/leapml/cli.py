@@ -243,8 +243,8 @@ def _seed_option(p: argparse.ArgumentParser) -> None:
 
 def _load_log(args) -> tuple[pd.DataFrame, pd.DataFrame, object]:
     """The attempt log and catalog named by --fleet or --attempts/--hardware."""
+    from .files import read_table
     from .fleet import load_fleet
-    from .io import read_table
     from .schema import coerce_attempts, coerce_hardware, validate_attempts, validate_hardware
 
     if args.fleet:
@@ -305,7 +305,7 @@ def _describe(args) -> int:
 
 
 def _fit(args) -> int:
-    from .io import save
+    from .model_file import save
     from .placement import fit_feasibility, fit_window
     from .regressor import LeapRegressor
 
@@ -357,7 +357,7 @@ def _output_file(out: str) -> Path:
 def _read_submissions(path: str) -> pd.DataFrame:
     import pandas as pd
 
-    from .io import read_table
+    from .files import read_table
     from .schema import LAUNCH_COLUMNS
 
     frame = read_table(path)
@@ -387,7 +387,7 @@ def _predict(args) -> int:
     import pandas as pd
 
     from .features import build_features
-    from .io import load
+    from .model_file import load
     from .schema import SchemaError
 
     model = load(args.model)
@@ -409,7 +409,7 @@ def _predict(args) -> int:
 
 
 def _rank(args) -> int:
-    from .io import load, load_feasibility
+    from .model_file import load, load_feasibility
     from .placement import explain_picks, place
     from .schema import SchemaError
 
@@ -463,7 +463,7 @@ def _backtest(args) -> int:
 
 
 def _emit(frame: pd.DataFrame, out: str | None) -> int:
-    from .io import write_table
+    from .files import write_table
 
     if out:
         write_table(frame, _output_file(out))

@@ -9,7 +9,7 @@ from pathlib import Path
 import pandas as pd
 
 from .backtest import CEILING, SUBMISSION_CEILING, BacktestResult
-from .io import atomic_path, write_table
+from .files import atomic_path, write_table
 
 __all__ = [
     "MATCH_POINTS",

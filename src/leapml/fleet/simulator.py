@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..io import atomic_path, read_table, write_table
+from ..files import atomic_path, read_table, write_table
 from ..schema import (
     ATTEMPT_COLUMNS,
     LAUNCH_COLUMNS,
