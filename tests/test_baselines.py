@@ -5,15 +5,15 @@ import pandas as pd
 import pytest
 from sklearn.base import clone
 
-from leapml.baselines import (
+from leapml.evaluation.baselines import (
     LastMeasuredRegressor,
     LookupTableRegressor,
     SpecScalingRegressor,
     single_model_reference,
 )
+from leapml.evaluation.table_score import lookup_table_score
 from leapml.features import build_features
 from leapml.fleet import simulate
-from leapml.fleet.simulator import lookup_table_score
 
 
 def frame(rows):

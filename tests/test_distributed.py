@@ -16,9 +16,10 @@ import lightgbm as lgb  # noqa: E402
 
 from leapml import LeapRegressor  # noqa: E402
 from leapml import distributed as leap_dask  # noqa: E402
-from leapml.backtest import default_models, held_out, nightly  # noqa: E402
+from leapml.evaluation.backtest import default_models, nightly  # noqa: E402
+from leapml.evaluation.held_out import held_out  # noqa: E402
+from leapml.evaluation.metrics import within_tolerance  # noqa: E402
 from leapml.features import build_features  # noqa: E402
-from leapml.metrics import within_tolerance  # noqa: E402
 from leapml.model_file import load, save  # noqa: E402
 
 # about a minute in all on two busy cores: a suite of its own, which .ci/run runs too

@@ -194,7 +194,7 @@ def test_single_lightgbm_is_defined_with_its_tree_count():
     """Each paragraph that defines the single LightGBM baseline gives the code's tree count."""
     import inspect
 
-    from leapml.baselines import single_model_reference
+    from leapml.evaluation.baselines import single_model_reference
 
     trees = inspect.signature(single_model_reference).parameters["n_estimators"].default
     defining = [

@@ -564,7 +564,7 @@ def _tiny_models():
                                        ("America/Havana", "2026-03-05 06:00"),
                                        ("Asia/Beirut", "2026-10-21 00:00")])
 def test_daylight_saving_change_at_midnight(fleet_log, tiny_fleet, tz, start):
-    from leapml.backtest import nightly
+    from leapml.evaluation.backtest import nightly
     from leapml.placement import fit_window
 
     log = _moved(fleet_log, start, tz)
@@ -626,7 +626,7 @@ def test_csv_with_offsets_across_a_daylight_saving_change(tmp_path, fleet_log, t
 
 
 def test_nights_beyond_the_log_stop_at_its_end(fleet_log, tiny_fleet):
-    from leapml.backtest import nightly
+    from leapml.evaluation.backtest import nightly
 
     asked = [nightly(fleet_log, tiny_fleet.hardware, models=_tiny_models(), window_days=6,
                      nights=nights, progress=False).scores for nights in (2, 10**12)]

@@ -339,7 +339,7 @@ def test_table_path_that_is_a_directory(tmp_path):
 
 
 def test_backtest_refuses_a_bad_log_by_name(log, hardware):
-    from leapml.backtest import nightly
+    from leapml.evaluation.backtest import nightly
 
     bad = log.copy()
     bad.loc[bad.index[9], "attempt_id"] = bad.loc[bad.index[4], "attempt_id"]

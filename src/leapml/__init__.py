@@ -15,14 +15,14 @@ _PUBLIC = {
     "rank_candidates": "leapml.ranking",
     "load": "leapml.model_file",
     "save": "leapml.model_file",
-    "LookupTableRegressor": "leapml.baselines",
+    "LookupTableRegressor": "leapml.evaluation.baselines",
     "build_features": "leapml.features",
     "candidate_rows": "leapml.features",
     "HistoryIndex": "leapml.features",
     "simulate": "leapml.fleet",
     "load_fleet": "leapml.fleet",
     "describe": "leapml.fleet",
-    "within_tolerance": "leapml.metrics",
+    "within_tolerance": "leapml.evaluation.metrics",
 }
 
 __all__ = sorted(_PUBLIC) + ["__version__"]

@@ -439,8 +439,8 @@ def _rank(args) -> int:
 
 
 def _backtest(args) -> int:
-    from .backtest import default_models, nightly
-    from .report import model_trees, write_report
+    from .evaluation.backtest import default_models, nightly
+    from .evaluation.report import model_trees, write_report
 
     attempts, hardware, fleet = _load_log(args)
     models = default_models(random_state=args.seed, n_estimators=args.n_estimators)

@@ -12,37 +12,31 @@ ends (``end_time``). Everything is vectorised over jobs and attempts.
 
 from __future__ import annotations
 
-import json
-import os
-from dataclasses import dataclass, field
-from pathlib import Path
-
 import numpy as np
 import pandas as pd
 
-from ..files import atomic_path, read_table, write_table
-from ..schema import (
-    ATTEMPT_COLUMNS,
-    LAUNCH_COLUMNS,
-    PRECISIONS,
-    STATUSES,
-    SchemaError,
-    validate_attempts,
-    validate_hardware,
-)
+from .._moved import forward
+from ..schema import ATTEMPT_COLUMNS, PRECISIONS, STATUSES
+from .fleet import Fleet
 from .hardware import hardware_catalog
-from .models import _PARALLELISM_CODES, FAMILIES, MATURITY, model_catalog
-from .physics import _ACT_SCALE, _USABLE_MEMORY, memory_needed_gb, step_breakdown
+from .models import _PARALLELISM_CODES, FAMILIES, model_catalog
+from .throughput import (
+    _RELEASE_STACKS,
+    evaluate_in_blocks,
+    evaluate_pairs,
+    physics_arrays,
+    release_factor,
+)
 
-__all__ = [
-    "CALIBRATION",
-    "PRESETS",
-    "Fleet",
-    "describe",
-    "format_description",
-    "load_fleet",
-    "simulate",
-]
+__all__ = ["CALIBRATION", "PRESETS", "simulate"]
+
+# moved out of this module; the old import path warns for one release
+__getattr__ = forward(__name__, {
+    "load_fleet": "leapml.fleet.fleet",
+    "describe": "leapml.fleet.describe",
+    "format_description": "leapml.fleet.describe",
+    "lookup_table_score": "leapml.evaluation.table_score",
+})
 
 #: Attempts a day of each preset; every preset shares the same catalogs.
 PRESETS = {"tiny": 300, "small": 2_500, "production": 25_000}
@@ -61,398 +55,8 @@ CALIBRATION = {
             "tests, not for comparisons",
 }
 
-_KINDS = ("recsys", "vision", "transformer", "graph", "small", "rl")
-_STACKS = ("cuda", "rocm", "synapse", "inhouse", "cpu")
-_RELEASE_STACKS = ("cuda", "rocm", "synapse", "inhouse")
 _MAX_TRAINERS = 1024
 _HOUR = np.timedelta64(3_600_000_000_000, "ns")
-_TABLE_FILES = ("attempts", "hardware", "models", "jobs", "interactions", "releases")
-# Columns the simulator reads from its own tables, beyond the schema's.
-_REQUIRED_COLUMNS = {
-    "hardware": ("hardware_type", "software"),
-    "models": ("model_type", "model_family", "_kind"),
-    "jobs": ("job_id", *LAUNCH_COLUMNS, "_variant", "_memory_factor"),
-    "interactions": ("model_type", "hardware_type", "_interaction"),
-    "releases": ("software", "time", "model_family", "factor"),
-}
-
-
-@dataclass
-class Fleet:
-    """A simulated fleet: the attempt log, its catalogs, its jobs and its hidden truth.
-
-    Attributes
-    ----------
-    attempts : DataFrame
-        One row per attempt, sorted by ``submit_time``: the columns of
-        :data:`leapml.schema.ATTEMPT_COLUMNS` plus ``expected_throughput``
-        (the noiseless truth, for evaluation only; NaN on ``oom`` rows).
-    hardware : DataFrame
-        The hardware catalog (:func:`leapml.fleet.hardware_catalog`).
-    models : DataFrame
-        The model catalog (:func:`leapml.fleet.model_catalog`); columns
-        starting with ``_`` are hidden physics.
-    jobs : DataFrame
-        One row per job: ``job_id``, the launch columns
-        (:data:`leapml.schema.LAUNCH_COLUMNS`) and hidden columns starting
-        with ``_`` (``_variant``, ``_memory_factor``, ``_kind``, ...) that no
-        feature may read.
-    interactions : DataFrame
-        Hidden per-(model type, hardware type) efficiency factor.
-    releases : DataFrame
-        Software releases: ``software``, ``time``, ``model_family``,
-        ``factor`` (multiplies throughput from ``time`` on).
-    params : dict
-        The arguments of :func:`simulate` that made this fleet.
-
-    Examples
-    --------
-    >>> fleet = simulate("tiny", days=3, seed=0)
-    >>> sorted(fleet.attempts["status"].unique())
-    ['failed', 'ok', 'oom']
-    >>> truth = fleet.expected_throughput(fleet.jobs.head(2), ["H100-80GB-SXM5", "T4-16GB"])
-    >>> list(truth.columns)
-    ['job_id', 'hardware_type', 'expected_throughput', 'feasible']
-    """
-
-    attempts: pd.DataFrame
-    hardware: pd.DataFrame
-    models: pd.DataFrame
-    jobs: pd.DataFrame
-    interactions: pd.DataFrame
-    releases: pd.DataFrame
-    params: dict = field(default_factory=dict)
-
-    def save(self, directory: str | os.PathLike) -> Path:
-        """Write every table as Parquet (atomically, file by file) and ``params.json``.
-
-        Returns
-        -------
-        Path
-            The directory.
-
-        Examples
-        --------
-        >>> import tempfile
-        >>> fleet = simulate("tiny", days=2, seed=0)
-        >>> back = load_fleet(fleet.save(tempfile.mkdtemp()))
-        >>> back.attempts.equals(fleet.attempts)
-        True
-        """
-        directory = Path(directory)
-        directory.mkdir(parents=True, exist_ok=True)
-        for name in _TABLE_FILES:
-            write_table(getattr(self, name), directory / f"{name}.parquet")
-        with atomic_path(directory / "params.json") as tmp:
-            tmp.write_text(json.dumps(self.params, indent=2, sort_keys=True, default=str))
-        return directory
-
-    @property
-    def end(self) -> pd.Timestamp:
-        """The end of the simulated period (exclusive)."""
-        return pd.Timestamp(self.params["start"]) + pd.Timedelta(days=self.params["days"])
-
-    def expected_throughput(self, jobs: pd.DataFrame, hardware_types, *, at=None) -> pd.DataFrame:
-        """Noiseless throughput of each job on each hardware type (the counterfactual).
-
-        Parameters
-        ----------
-        jobs : DataFrame
-            Rows with the launch columns (``model_type``, ``trainer_count``,
-            ``batch_size``, ``precision``, ``seq_len``, ``parallelism``) and
-            usually ``job_id``: rows of :attr:`jobs` or of :attr:`attempts`.
-            The hidden job factors are looked up by ``job_id`` when the frame
-            lacks them; a job unknown to the fleet gets its model type's
-            nominal figures.
-        hardware_types : sequence of str
-            Hardware types of the catalog to evaluate each row on.
-        at : Timestamp or array-like, optional
-            When (which software releases apply, which types exist). Default:
-            each row's ``submit_time`` if the frame has one, else the end of
-            the simulated period.
-
-        Returns
-        -------
-        DataFrame
-            One row per (input row, hardware type), input rows outer:
-            ``job_id`` (when given), ``hardware_type``,
-            ``expected_throughput`` (NaN where infeasible) and ``feasible``
-            (the family's software runs on the type, the precision has a
-            peak there, the memory fits and the type has been introduced).
-
-        Examples
-        --------
-        >>> fleet = simulate("tiny", days=2, seed=0)
-        >>> ok = fleet.attempts[fleet.attempts["status"] == "ok"].head(1)
-        >>> truth = fleet.expected_throughput(ok, [ok["hardware_type"].iloc[0]])
-        >>> bool(truth["expected_throughput"].iloc[0] == ok["expected_throughput"].iloc[0])
-        True
-        """
-        hardware_types = [str(h) for h in hardware_types]
-        names = self.hardware["hardware_type"].astype(str).tolist()
-        unknown = sorted(set(hardware_types) - set(names))
-        if unknown:
-            raise ValueError(f"hardware types not in the catalog: {unknown}")
-        missing = [c for c in LAUNCH_COLUMNS if c not in jobs.columns and c != "model_family"]
-        if missing:
-            raise ValueError(f"jobs lacks launch column(s) {missing}")
-        frame = jobs.reset_index(drop=True)
-        n = len(frame)
-        hidden = {"_variant": 1.0, "_memory_factor": 1.0}
-        values = {}
-        for col, default in hidden.items():
-            if col in frame.columns:
-                values[col] = frame[col].to_numpy(float)
-            elif "job_id" in frame.columns:
-                lookup = pd.Series(self.jobs[col].to_numpy(float), index=self.jobs["job_id"].to_numpy())
-                values[col] = frame["job_id"].map(lookup).fillna(default).to_numpy(float)
-            else:
-                values[col] = np.full(n, default)
-        if at is None:
-            times = frame["submit_time"].to_numpy("datetime64[ns]") if "submit_time" in frame else np.full(n, self.end.to_datetime64())
-        else:
-            times = np.broadcast_to(pd.to_datetime(np.asarray(at)).to_numpy("datetime64[ns]") if np.ndim(at) else np.datetime64(pd.Timestamp(at), "ns"), (n,))
-        hw_code = np.array([names.index(h) for h in hardware_types], dtype=np.int64)
-        k = len(hw_code)
-        rows = np.repeat(np.arange(n), k)
-        hws = np.tile(hw_code, n)
-        model_code, launch = self._launch_arrays(frame)
-        launch = {name: array[rows] for name, array in launch.items()}
-        launch["variant"] = values["_variant"][rows]
-        launch["memory_factor"] = values["_memory_factor"][rows]
-        ctx = self._context()
-        thr, feasible = _expected(ctx, model_code[rows], hws, launch, times[rows])
-        result = {}
-        if "job_id" in frame.columns:
-            result["job_id"] = frame["job_id"].to_numpy()[rows]
-        result["hardware_type"] = pd.Categorical.from_codes(hws, categories=self.hardware["hardware_type"].astype(str).tolist())
-        result["expected_throughput"] = np.where(feasible, thr, np.nan)
-        result["feasible"] = feasible
-        return pd.DataFrame(result)
-
-    def expected_at_submission(self, attempts: pd.DataFrame, *, max_runs: int = 8) -> np.ndarray:
-        """Expected throughput of each attempt as a perfect submission-time predictor knows it.
-
-        The job's hidden factor (``_variant``) is replaced by its best estimate
-        from the job's runs whose outcome was known before the attempt's
-        submission (the prior, a factor of 1, for a job with none):
-        :func:`leapml.fleet.truth.expected_at_submission`.
-
-        Parameters
-        ----------
-        attempts : DataFrame
-            Rows of :attr:`attempts` (``job_id``, ``submit_time``, the launch
-            columns, ``hardware_type``).
-        max_runs : int, default=8
-            The job's latest completed runs read.
-
-        Returns
-        -------
-        ndarray
-            One expected throughput per row.
-
-        Examples
-        --------
-        >>> fleet = simulate("tiny", days=3, seed=0)
-        >>> ok = fleet.attempts[fleet.attempts["status"] == "ok"]
-        >>> estimate = fleet.expected_at_submission(ok)
-        >>> bool(((estimate > 0) & np.isfinite(estimate)).all())
-        True
-        """
-        from .truth import expected_at_submission
-
-        return expected_at_submission(self, attempts, max_runs=max_runs)
-
-    def _context(self) -> dict:
-        return _context(self.models, self.hardware, self.interactions, self.releases)
-
-    def _launch_arrays(self, frame: pd.DataFrame) -> tuple[np.ndarray, dict]:
-        """Model-type codes and launch arrays of rows (without the hidden job factors)."""
-        model_code = _codes(frame["model_type"], self.models["model_type"], "model_type")
-        return model_code, {
-            "trainers": frame["trainer_count"].to_numpy(np.int64),
-            "batch": frame["batch_size"].to_numpy(np.int64),
-            "precision": frame["precision"].astype(str).to_numpy(),
-            "parallelism": frame["parallelism"].astype(str).to_numpy(),
-            "seq": frame["seq_len"].astype("Float64").to_numpy(float, na_value=np.nan),
-        }
-
-
-def load_fleet(directory: str | os.PathLike) -> Fleet:
-    """Read a fleet written by :meth:`Fleet.save`.
-
-    Raises
-    ------
-    FileNotFoundError
-        If ``directory`` is not a folder or a table of the fleet is missing.
-    ValueError
-        If a table is not readable Parquet or ``params.json`` is not JSON
-        (the file is named).
-    SchemaError
-        If ``attempts.parquet`` or ``hardware.parquet`` does not follow the
-        schema (not a fleet written by :meth:`Fleet.save`; the file is named).
-
-    Examples
-    --------
-    >>> import tempfile
-    >>> path = simulate("tiny", days=2, seed=3).save(tempfile.mkdtemp())
-    >>> load_fleet(path).params["seed"]
-    3
-    """
-    directory = Path(directory)
-    if not directory.is_dir():
-        raise FileNotFoundError(f"{directory} is not a fleet folder (no such directory)")
-    tables = {name: read_table(directory / f"{name}.parquet") for name in _TABLE_FILES}
-    # a foreign or hand-edited table is named here, not deep inside a later call
-    for name, required in _REQUIRED_COLUMNS.items():
-        missing = [c for c in required if c not in tables[name].columns]
-        if missing:
-            raise SchemaError(str(directory / f"{name}.parquet"), [f"missing column(s): {missing}"])
-    try:
-        validate_hardware(tables["hardware"])
-    except SchemaError as err:
-        raise SchemaError(str(directory / "hardware.parquet"), err.problems) from None
-    try:
-        validate_attempts(tables["attempts"], tables["hardware"])
-    except SchemaError as err:
-        raise SchemaError(str(directory / "attempts.parquet"), err.problems) from None
-    params_path = directory / "params.json"
-    try:
-        params = json.loads(params_path.read_text()) if params_path.exists() else {}
-    except (ValueError, UnicodeDecodeError) as err:
-        raise ValueError(f"{params_path} is not readable JSON: {err}") from None
-    return Fleet(**tables, params=params)
-
-
-def _codes(values: pd.Series, catalog: pd.Series, what: str) -> np.ndarray:
-    """Positions of ``values`` in ``catalog``; unknown values raise."""
-    index = pd.Index(catalog.astype(str))
-    codes = index.get_indexer(values.astype(str))
-    if (codes < 0).any():
-        bad = sorted(set(values.astype(str)[codes < 0]))[:5]
-        raise ValueError(f"{what} not in the catalog: {bad}")
-    return codes
-
-
-def _context(models: pd.DataFrame, hardware: pd.DataFrame, interactions: pd.DataFrame, releases: pd.DataFrame) -> dict:
-    """Dense arrays of the catalogs and hidden tables that the physics reads."""
-    hw_names = hardware["hardware_type"].astype(str).tolist()
-    type_names = models["model_type"].astype(str).tolist()
-    peaks = np.column_stack([hardware[f"peak_{p}_tflops"].to_numpy(float) for p in PRECISIONS])
-    stack = np.array([_STACKS.index(s) for s in hardware["software"].astype(str)])
-    maturity = np.array([[MATURITY[_STACKS[s]][k] for k in _KINDS] for s in stack])
-    inter = np.ones((len(type_names), len(hw_names)))
-    if len(interactions):
-        m = pd.Index(type_names).get_indexer(interactions["model_type"].astype(str))
-        h = pd.Index(hw_names).get_indexer(interactions["hardware_type"].astype(str))
-        keep = (m >= 0) & (h >= 0)
-        inter[m[keep], h[keep]] = interactions["_interaction"].to_numpy(float)[keep]
-    families = list(FAMILIES)
-    return {
-        "models": {c: models[c].to_numpy() for c in models.columns if c.startswith("_")},
-        "kind_code": np.array([_KINDS.index(k) for k in models["_kind"].astype(str)]),
-        "family_code": np.array([families.index(f) for f in models["model_family"].astype(str)]),
-        "peaks": peaks,
-        "stack": stack,
-        "maturity": maturity,
-        "interaction": inter,
-        "hw": {c: hardware[c].to_numpy(float) for c in (
-            "memory_gb", "memory_bw_gbps", "intra_node_bw_gbps", "inter_node_bw_gbps", "devices_per_host")},
-        "introduced": hardware["introduced"].to_numpy("datetime64[ns]"),
-        "releases": releases,
-    }
-
-
-def _evaluate(ctx: dict, model_code: np.ndarray, hw_code: np.ndarray, launch: dict, *, nominal: bool = False) -> dict:
-    """Physics for aligned (job, hardware) pairs, before software releases.
-
-    With ``nominal=True``, the hidden job factors are ignored: what a scheduler
-    can estimate. Returns ``throughput``, ``memory_gb`` and ``feasible``.
-    """
-    m = ctx["models"]
-    hw = ctx["hw"]
-    prec = launch["precision"]
-    prec_code = np.zeros(len(prec), dtype=np.int64)
-    for i, p in enumerate(PRECISIONS):
-        prec_code[prec == p] = i
-    peak = ctx["peaks"][hw_code, prec_code]
-    maturity = ctx["maturity"][hw_code, ctx["kind_code"][model_code]]
-    variant = np.ones(len(model_code)) if nominal else launch["variant"]
-    memory_factor = 1.0 if nominal else launch["memory_factor"]
-    act_scale = np.ones(len(prec))
-    for p, s in _ACT_SCALE.items():
-        act_scale[prec == p] = s
-    seq_ref = m["_seq_ref"][model_code].astype(float)
-    seq = np.where(np.isfinite(launch["seq"]), launch["seq"], seq_ref)
-    dph = hw["devices_per_host"][hw_code]
-    mem = memory_needed_gb(
-        params_m=m["_params_m"][model_code].astype(float),
-        memory_params_m=m["_memory_params_m"][model_code].astype(float),
-        embedding_gb=m["_embedding_gb"][model_code].astype(float),
-        act_mb=m["_act_mb"][model_code].astype(float),
-        seq_len=seq, seq_ref=seq_ref, attention=m["_attention"][model_code].astype(float),
-        trainers=launch["trainers"], batch_size=launch["batch"], precision_scale=act_scale,
-        parallelism=launch["parallelism"], devices_per_host=dph, variant=variant,
-    ) * memory_factor
-    feasible = (maturity > 0) & np.isfinite(peak) & (mem <= hw["memory_gb"][hw_code] * _USABLE_MEMORY)
-    safe_peak = np.where(np.isfinite(peak), peak, 1.0)
-    out = step_breakdown(
-        gflops=m["_gflops"][model_code].astype(float),
-        params_m=m["_params_m"][model_code].astype(float),
-        traffic_mb=m["_traffic_mb"][model_code].astype(float),
-        act_mb=m["_act_mb"][model_code].astype(float),
-        host_ms=m["_host_ms"][model_code].astype(float),
-        a2a_kb=m["_a2a_kb"][model_code].astype(float),
-        batch_half=m["_batch_half"][model_code].astype(float),
-        efficiency=m["_efficiency"][model_code].astype(float),
-        overlap=m["_overlap"][model_code].astype(float),
-        overhead_ms=m["_overhead_ms"][model_code].astype(float),
-        seq_len=seq, seq_ref=seq_ref, attention=m["_attention"][model_code].astype(float),
-        trainers=launch["trainers"], batch_size=launch["batch"], precision=prec,
-        parallelism=launch["parallelism"], variant=variant, peak_tflops=safe_peak,
-        memory_bw_gbps=hw["memory_bw_gbps"][hw_code], intra_node_bw_gbps=hw["intra_node_bw_gbps"][hw_code],
-        inter_node_bw_gbps=hw["inter_node_bw_gbps"][hw_code], devices_per_host=dph,
-        maturity=np.where(maturity > 0, maturity, 1.0),
-        interaction=1.0 if nominal else ctx["interaction"][model_code, hw_code],
-    )
-    return {"throughput": out["throughput"], "memory_gb": mem, "feasible": feasible}
-
-
-def _expected(ctx: dict, model_code, hw_code, launch: dict, times) -> tuple[np.ndarray, np.ndarray]:
-    """Expected throughput (releases in force at ``times``) and feasibility of aligned pairs."""
-    out = _evaluate(ctx, model_code, hw_code, launch)
-    feasible = out["feasible"] & (ctx["introduced"][hw_code] <= times)
-    thr = out["throughput"] * _release_factor(ctx, hw_code, ctx["family_code"][model_code], times)
-    return thr, feasible
-
-
-def _evaluate_in_blocks(ctx: dict, model_code, hw_code, launch: dict, *, nominal: bool = False,
-                        block: int = 1 << 19) -> dict:
-    """:func:`_evaluate` of many pairs (``throughput`` and ``feasible``), a block at a time to bound peak memory."""
-    out = {"throughput": np.empty(len(model_code)), "feasible": np.empty(len(model_code), dtype=bool)}
-    for lo in range(0, len(model_code), block):
-        part = slice(lo, lo + block)
-        sub = {k: v[part] for k, v in launch.items()}
-        done = _evaluate(ctx, model_code[part], hw_code[part], sub, nominal=nominal)
-        for name, values in out.items():
-            values[part] = done[name]
-    return out
-
-
-def _release_factor(ctx: dict, hw_code: np.ndarray, family_code: np.ndarray, times: np.ndarray) -> np.ndarray:
-    """Product of the software releases in force at ``times`` for each pair."""
-    factor = np.ones(len(hw_code))
-    releases = ctx["releases"]
-    if not len(releases):
-        return factor
-    families = list(FAMILIES)
-    stack = ctx["stack"][hw_code]
-    for (software, when), group in releases.groupby(["software", "time"], sort=True, observed=True):
-        by_family = np.ones(len(families))
-        by_family[[families.index(f) for f in group["model_family"].astype(str)]] = group["factor"].to_numpy(float)
-        hit = (stack == _STACKS.index(str(software))) & (times >= np.datetime64(pd.Timestamp(when), "ns"))
-        factor[hit] *= by_family[family_code[hit]]
-    return factor
 
 
 def _pick(rng, options, weights, size):
@@ -722,7 +326,7 @@ def simulate(
     releases["time"] = releases["time"].astype("datetime64[ns]")
     releases["software"] = releases["software"].astype("category")
     releases["model_family"] = pd.Categorical(releases["model_family"], categories=list(FAMILIES))
-    ctx = _context(models, hardware, interactions, releases)
+    ctx = physics_arrays(models, hardware, interactions, releases)
 
     # job pool: draw generously, then keep jobs in random order until the target is met
     target = per_day * days / (1 + 0.05 * retry_rate)
@@ -780,7 +384,7 @@ def simulate(
     age_days = (job_t0[:, None] - introduced[None, :]) / 86400e9
     capacity = hardware["capacity_weight"].to_numpy(float)[None, :] * np.clip(age_days / 10, 0, 1)
     usable = supported & (capacity > 0)
-    fits = _evaluate_in_blocks(ctx, all_model, all_hw, launch_rows, nominal=True)["feasible"].reshape(n_jobs, n_hw) & usable
+    fits = evaluate_in_blocks(ctx, all_model, all_hw, launch_rows, nominal=True)["feasible"].reshape(n_jobs, n_hw) & usable
     # users shrink a configuration that fits nowhere: halve the batch, else add trainers
     for _ in range(8):
         stuck = np.flatnonzero(~fits.any(axis=1) & usable.any(axis=1))
@@ -793,7 +397,7 @@ def simulate(
         sub = {k: v[rows] for k, v in launch_rows.items()}
         sub["trainers"] = np.repeat(trainers[stuck], n_hw)
         sub["batch"] = np.repeat(batch[stuck], n_hw)
-        again = _evaluate(ctx, all_model[rows], all_hw[rows], sub, nominal=True)
+        again = evaluate_pairs(ctx, all_model[rows], all_hw[rows], sub, nominal=True)
         fits[stuck] = again["feasible"].reshape(len(stuck), n_hw) & usable[stuck]
     launch_rows["trainers"] = np.repeat(trainers, n_hw)
     launch_rows["batch"] = np.repeat(batch, n_hw)
@@ -813,7 +417,7 @@ def simulate(
     c_model = np.repeat(model, 3)
     c_hw = candidates.ravel()
     c_launch = {k: np.repeat(v[::n_hw], 3) for k, v in launch_rows.items()}
-    truth = _evaluate(ctx, c_model, c_hw, c_launch)
+    truth = evaluate_pairs(ctx, c_model, c_hw, c_launch)
     cand_thr = truth["throughput"].reshape(n_jobs, 3)
 
     # attempts: their own configuration and hardware, then retries of failures
@@ -834,7 +438,7 @@ def simulate(
     att_hw = candidates[att_job, choice]
     n_att = len(att_job)
     family_code = ctx["family_code"][model[att_job]]
-    expected = step_throughput * _release_factor(ctx, att_hw, family_code, att_time.astype("datetime64[ns]"))
+    expected = step_throughput * release_factor(ctx, att_hw, family_code, att_time.astype("datetime64[ns]"))
     noise = np.exp(rng.normal(0, run_noise, n_att))
     degraded = rng.uniform(size=n_att) < straggler_rate
     noise = np.where(degraded, noise * rng.uniform(0.3, 0.85, n_att), noise)
@@ -989,13 +593,13 @@ def _run_with_retries(rng, ctx: dict, model, candidates, att_job, att_time, choi
     choices, statuses, configurations and expected step throughput (before
     software releases), in order of submission.
     """
-    truth = _evaluate_in_blocks(ctx, model[att_job], candidates[att_job, choice], config)
+    truth = evaluate_in_blocks(ctx, model[att_job], candidates[att_job, choice], config)
     status = _status(rng, truth["feasible"], failure_rate)
     retry = np.flatnonzero((status != 0) & (rng.uniform(size=len(status)) < retry_rate))
     r_choice = np.where(status[retry] == 1, (choice[retry] + 1) % 3, choice[retry])
     r_time = att_time[retry] + (rng.uniform(0.1, 3.0, len(retry)) * 3600e9).astype(np.int64)
     r_config = {k: v[retry] for k, v in config.items()}
-    r_truth = _evaluate_in_blocks(ctx, model[att_job[retry]], candidates[att_job[retry], r_choice], r_config)
+    r_truth = evaluate_in_blocks(ctx, model[att_job[retry]], candidates[att_job[retry], r_choice], r_config)
     r_status = _status(rng, r_truth["feasible"], failure_rate)
     in_time = r_time < end_ns
     source = np.concatenate([np.arange(len(att_job)), retry[in_time]])  # the attempt each row runs as
@@ -1027,136 +631,3 @@ def _status(rng, fits: np.ndarray, failure_rate: float) -> np.ndarray:
     return np.where(~fits, 1, np.where(failed, 2, 0)).astype(np.int8)
 
 
-def lookup_table_score(attempts: pd.DataFrame, *, train_days: int = 30, start=None) -> dict:
-    """Score the fleet's old lookup table on the day after a training window.
-
-    The table (:class:`leapml.baselines.LookupTableRegressor`, its default 19
-    model types) is fitted on the completed attempts of the first
-    ``train_days`` days and scored on the completed attempts of the next day.
-    A log shorter than ``train_days + 1`` days trains on every day but its last.
-
-    Returns
-    -------
-    dict
-        ``coverage`` (share of the scored attempts the table answers),
-        ``accuracy`` (share of those within +-20% of the measured throughput),
-        ``n_scored``, ``train_days``.
-
-    Examples
-    --------
-    >>> score = lookup_table_score(simulate("tiny", days=4, seed=0).attempts, train_days=3)
-    >>> sorted(score)
-    ['accuracy', 'coverage', 'n_scored', 'train_days']
-    """
-    from ..baselines import LookupTableRegressor
-
-    times = attempts["submit_time"]
-    first = pd.Timestamp(times.min()).normalize() if start is None else pd.Timestamp(start)
-    n_days = int(np.ceil((pd.Timestamp(times.max()) - first) / pd.Timedelta(days=1)))
-    train_days = max(1, min(int(train_days), n_days - 1))
-    cut = first + pd.Timedelta(days=train_days)
-    ok = (attempts["status"].astype(str) == "ok").to_numpy()
-    train = attempts[ok & (times < cut).to_numpy()]
-    test = attempts[ok & ((times >= cut) & (times < cut + pd.Timedelta(days=1))).to_numpy()]
-    if not len(train) or not len(test):
-        return {"coverage": float("nan"), "accuracy": float("nan"), "n_scored": len(test), "train_days": train_days}
-    table = LookupTableRegressor().fit(train, train["throughput"].to_numpy(float))
-    pred = table.predict(test)
-    covered = np.isfinite(pred)
-    measured = test["throughput"].to_numpy(float)
-    within = np.abs(pred[covered] / measured[covered] - 1) <= 0.20
-    return {
-        "coverage": float(covered.mean()),
-        "accuracy": float(within.mean()) if covered.any() else float("nan"),
-        "n_scored": int(len(test)),
-        "train_days": train_days,
-    }
-
-
-def describe(fleet: Fleet, *, train_days: int = 30) -> pd.DataFrame:
-    """The calibration properties of a simulated fleet, with targets and pass/fail.
-
-    Targets are those of the design of the production fleet: attempts a day
-    within 10% of the configured rate, more than 660 model types and more than
-    20 hardware types seen, throughput spanning at least seven orders of
-    magnitude, and the lookup table (trained on ``train_days`` days, scored on
-    the next) covering 10-16% of the completed attempts, within +-20% on
-    45-60% of those. Rows without a target inform only.
-
-    Parameters
-    ----------
-    fleet : Fleet
-    train_days : int, default=30
-        Training window of the lookup table.
-
-    Returns
-    -------
-    DataFrame
-        Columns ``property``, ``value`` (float), ``target`` (text) and
-        ``passed`` (nullable boolean; NA where there is no target).
-
-    Examples
-    --------
-    >>> table = describe(simulate("tiny", days=3, seed=0), train_days=2)
-    >>> list(table.columns)
-    ['property', 'value', 'target', 'passed']
-    """
-    att = fleet.attempts
-    days = fleet.params.get("days") or max(1, (att["submit_time"].max() - att["submit_time"].min()).days + 1)
-    per_day = fleet.params.get("attempts_per_day")
-    ok = att["status"].astype(str) == "ok"
-    thr = att.loc[ok, "throughput"].to_numpy(float)
-    span = float(np.log10(thr.max() / thr.min())) if len(thr) else float("nan")
-    score = lookup_table_score(att, train_days=train_days, start=fleet.params.get("start"))
-    earlier = att["job_id"].duplicated(keep="first").mean()
-    rows = [
-        ("attempts a day", len(att) / days, f"~{per_day:,}" if per_day else "~25,000",
-         None if not per_day else abs(len(att) / days / per_day - 1) <= 0.10),
-        ("model types seen", att["model_type"].nunique(), "> 660", att["model_type"].nunique() > 660),
-        ("hardware types seen", att["hardware_type"].nunique(), "> 20", att["hardware_type"].nunique() > 20),
-        ("throughput range, log10(max/min) over completed attempts", span, ">= 7", span >= 7),
-        (f"lookup-table coverage (train {score['train_days']} days, score the next)",
-         score["coverage"], "0.10-0.16", 0.10 <= score["coverage"] <= 0.16),
-        ("lookup-table accuracy at +-20% on covered attempts", score["accuracy"], "0.45-0.60",
-         0.45 <= score["accuracy"] <= 0.60),
-        ("share of attempts with an earlier run of their job", earlier, "", None),
-        ("share of attempts out of memory", (att["status"].astype(str) == "oom").mean(), "", None),
-        ("share of attempts failed", (att["status"].astype(str) == "failed").mean(), "", None),
-        ("hardware types per job (median)",
-         att.groupby("job_id", observed=True)["hardware_type"].nunique().median(), "", None),
-    ]
-    return pd.DataFrame({
-        "property": [r[0] for r in rows],
-        "value": np.array([r[1] for r in rows], dtype=float),
-        "target": [r[2] for r in rows],
-        "passed": pd.array([r[3] if r[3] is None else bool(r[3]) for r in rows], dtype="boolean"),
-    })
-
-
-def format_description(table: pd.DataFrame) -> str:
-    """Format :func:`describe`'s table as a Markdown table.
-
-    Examples
-    --------
-    >>> print(format_description(pd.DataFrame({"property": ["model types seen"], "value": [700.0],
-    ...     "target": ["> 660"], "passed": pd.array([True], dtype="boolean")})))
-    | property | value | target | pass |
-    |---|---|---|---|
-    | model types seen | 700 | > 660 | yes |
-    """
-    lines = ["| property | value | target | pass |", "|---|---|---|---|"]
-    for row in table.itertuples(index=False):
-        value = row.value
-        if not np.isfinite(value):
-            text = "n/a"
-        elif float(value).is_integer() and abs(value) >= 1:
-            text = f"{int(value):,}"
-        elif abs(value) >= 100:
-            text = f"{value:,.0f}"
-        elif abs(value) >= 1:
-            text = f"{value:.2f}"
-        else:
-            text = f"{value:.3f}"
-        passed = "" if pd.isna(row.passed) else ("yes" if row.passed else "no")
-        lines.append(f"| {row.property} | {text} | {row.target} | {passed} |")
-    return "\n".join(lines)
