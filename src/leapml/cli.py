@@ -388,7 +388,7 @@ def _predict(args) -> int:
 
     from .features import build_features
     from .model_file import load
-    from .schema import SchemaError
+    from .schema import RowsSchemaError, SchemaError
 
     model = load(args.model)
     attempts, hardware, _ = _load_log(args)
@@ -399,9 +399,7 @@ def _predict(args) -> int:
         submissions["submit_time"] = attempts["submit_time"].max() + pd.Timedelta(seconds=1)
     try:
         X = build_features(submissions, hardware, history=attempts)
-    except SchemaError as err:
-        if not str(err).startswith("the attempts to describe"):
-            raise
+    except RowsSchemaError as err:
         raise SchemaError(args.submissions, err.problems) from None
     out = submissions.copy()
     out["predicted_throughput"] = model.predict(X)
@@ -411,7 +409,7 @@ def _predict(args) -> int:
 def _rank(args) -> int:
     from .model_file import load, load_feasibility
     from .placement import explain_picks, place
-    from .schema import SchemaError
+    from .schema import RowsSchemaError, SchemaError
 
     model = load(args.model)
     feasibility = load_feasibility(args.model)
@@ -421,9 +419,7 @@ def _rank(args) -> int:
         ranked = place(model, submissions, hardware, history=attempts, top_k=args.top_k,
                        feasibility=feasibility, min_fit_probability=args.min_fit_probability,
                        coverage=args.coverage, objective=args.objective)
-    except SchemaError as err:
-        if not str(err).startswith("the attempts to describe"):
-            raise
+    except RowsSchemaError as err:
         # the rows named are those of the candidate table, one per submission and type
         raise SchemaError(f"{args.submissions} (as candidate rows, one per submission and "
                           "hardware type)", err.problems) from None

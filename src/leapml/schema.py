@@ -36,6 +36,7 @@ __all__ = [
     "PRECISION_ALIASES",
     "STATUSES",
     "TRUTH_COLUMNS",
+    "RowsSchemaError",
     "SchemaError",
     "coerce_attempts",
     "coerce_hardware",
@@ -237,6 +238,20 @@ class SchemaError(ValueError):
         self.problems = list(problems)
         lines = "\n".join(f"  - {p}" for p in self.problems)
         super().__init__(f"{what} does not follow the schema ({len(problems)} problem(s)):\n{lines}")
+
+
+class RowsSchemaError(SchemaError):
+    """The rows to describe (submissions, candidate rows) do not follow the schema.
+
+    A :class:`SchemaError` raised for the rows a caller passed to be
+    described, not for the history or the catalog, so that a caller can name
+    its own source of those rows without reading the message.
+
+    Examples
+    --------
+    >>> isinstance(RowsSchemaError("the attempts to describe", ["bad"]), SchemaError)
+    True
+    """
 
 
 def _rows(mask: pd.Series | np.ndarray, frame: pd.DataFrame, limit: int = 5) -> str:
