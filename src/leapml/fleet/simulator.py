@@ -20,13 +20,15 @@ from ..schema import ATTEMPT_COLUMNS, PRECISIONS, STATUSES
 from .fleet import Fleet
 from .hardware import hardware_catalog
 from .models import _PARALLELISM_CODES, FAMILIES, model_catalog
-from .throughput import (
-    _RELEASE_STACKS,
-    evaluate_in_blocks,
-    evaluate_pairs,
-    physics_arrays,
-    release_factor,
+from .scheduler import (
+    _MAX_TRAINERS,
+    _pick,
+    configuration_changes,
+    placement_choices,
+    run_with_retries,
+    scheduler_candidates,
 )
+from .throughput import _RELEASE_STACKS, evaluate_pairs, physics_arrays, release_factor
 
 __all__ = ["CALIBRATION", "PRESETS", "simulate"]
 
@@ -55,14 +57,7 @@ CALIBRATION = {
             "tests, not for comparisons",
 }
 
-_MAX_TRAINERS = 1024
 _HOUR = np.timedelta64(3_600_000_000_000, "ns")
-
-
-def _pick(rng, options, weights, size):
-    """Draw ``size`` values from ``options`` with ``weights``."""
-    weights = np.asarray(weights, float)
-    return np.asarray(options)[rng.choice(len(options), size=size, p=weights / weights.sum())]
 
 
 def _draw_jobs(rng, models, n, start_ns, days, *, recurring_share, sweep_share, sweep_config_spread):
@@ -273,25 +268,7 @@ def simulate(
     True
     """
     params = dict(locals())  # the arguments, before any local is defined
-    if preset not in PRESETS:
-        raise ValueError(f"preset must be one of {sorted(PRESETS)}, got {preset!r}")
-    if int(days) != days or days < 1:
-        raise ValueError(f"days must be a positive integer, got {days}")
-    for name, value in {"recurring_share": recurring_share, "sweep_share": sweep_share,
-                        "straggler_rate": straggler_rate, "failure_rate": failure_rate,
-                        "retry_rate": retry_rate, "stickiness": stickiness,
-                        "new_model_share": new_model_share, "config_change_rate": config_change_rate}.items():
-        if not 0 <= value <= 1:
-            raise ValueError(f"{name} must be in [0, 1], got {value}")
-    if recurring_share + sweep_share > 1:
-        raise ValueError("recurring_share + sweep_share must be at most 1")
-    for name, value in {"variant_sigma": variant_sigma, "interaction_sigma": interaction_sigma,
-                        "run_noise": run_noise, "release_sigma": release_sigma,
-                        "day_shock_sigma": day_shock_sigma, "hardware_day_shock_sigma": hardware_day_shock_sigma,
-                        "family_drift_sigma": family_drift_sigma, "new_families": new_families,
-                        "selection_strength": selection_strength, "belief_sigma": belief_sigma}.items():
-        if value < 0:
-            raise ValueError(f"{name} must be >= 0, got {value}")
+    _check_options(preset, days, locals())
     days = int(days)
     per_day = PRESETS[preset] if attempts_per_day is None else int(attempts_per_day)
     if per_day < 1:
@@ -309,6 +286,97 @@ def simulate(
                                new_families=int(new_families), new_model_share=new_model_share)
     n_hw = len(hardware)
 
+    interactions, releases = _hidden_tables(rng, models, hardware, start_ts, days,
+                                            interaction_sigma=interaction_sigma,
+                                            releases_per_stack=releases_per_stack,
+                                            release_sigma=release_sigma)
+    ctx = physics_arrays(models, hardware, interactions, releases)
+
+    target = per_day * days / (1 + 0.05 * retry_rate)
+    seeds, keep_jobs, att_job, att_time = _submissions(rng, models, start_ns, end_ns, days, target,
+                                                       recurring_share=recurring_share,
+                                                       sweep_share=sweep_share)
+    n_jobs = len(keep_jobs)
+
+    model = seeds["model"][keep_jobs]
+    trainers, batch, precision, parallelism, seq = _launch_config(rng, models, model, seeds["spread"][keep_jobs])
+    variant = np.exp(rng.normal(0, variant_sigma, n_jobs))
+    memory_factor = np.exp(rng.normal(0, 0.08, n_jobs))
+    job_hours = models["_hours"].to_numpy(float)[model] * np.exp(rng.normal(0, 0.5, n_jobs))
+    job_t0 = seeds["t0"][keep_jobs]
+
+    candidates, drop, launch_rows = scheduler_candidates(
+        ctx, rng, hardware, model, job_t0, trainers=trainers, batch=batch, precision=precision,
+        parallelism=parallelism, seq=seq, variant=variant, memory_factor=memory_factor)
+
+    # expected throughput of each job on its candidates (hidden factors included)
+    c_model = np.repeat(model, 3)
+    c_hw = candidates.ravel()
+    c_launch = {k: np.repeat(v[::n_hw], 3) for k, v in launch_rows.items()}
+    truth = evaluate_pairs(ctx, c_model, c_hw, c_launch)
+    cand_thr = truth["throughput"].reshape(n_jobs, 3)
+
+    # attempts: their own configuration and hardware, then retries of failures
+    keep = ~drop[att_job]
+    att_job, att_time = att_job[keep], att_time[keep]
+    family_of_job = models["model_family"].astype(str).to_numpy()[model]
+    config = configuration_changes(rng, ctx, family_of_job, att_job, att_time, candidates, rate=config_change_rate,
+                                    trainers=trainers, batch=batch, precision=precision, parallelism=parallelism)
+    config["seq"] = seq[att_job]
+    config["variant"] = variant[att_job]
+    config["memory_factor"] = memory_factor[att_job]
+    cost = hardware["cost_per_device_hour"].to_numpy(float)
+    choice = placement_choices(rng, att_job, cand_thr / cost[candidates], stickiness=stickiness,
+                                selection_strength=selection_strength, belief_sigma=belief_sigma)
+    att_job, att_time, choice, status, config, step_throughput = run_with_retries(
+        rng, ctx, model, candidates, att_job, att_time, choice, config,
+        failure_rate=failure_rate, retry_rate=retry_rate, end_ns=end_ns)
+    att_hw = candidates[att_job, choice]
+    family_code = ctx["family_code"][model[att_job]]
+    expected = step_throughput * release_factor(ctx, att_hw, family_code, att_time.astype("datetime64[ns]"))
+    throughput, hours = _measured(rng, expected, status, att_job, att_hw, att_time, cand_thr[att_job, 0],
+                                  job_hours, n_hw=n_hw, start_ns=start_ns, days=days, run_noise=run_noise,
+                                  straggler_rate=straggler_rate, day_shock_sigma=day_shock_sigma,
+                                  hardware_day_shock_sigma=hardware_day_shock_sigma)
+    jobs = _job_table(models, hardware, seeds, keep_jobs, candidates, job_hours,
+                      launch={"trainers": trainers, "batch": batch, "precision": precision,
+                              "seq": seq, "parallelism": parallelism, "variant": variant,
+                              "memory_factor": memory_factor})
+    attempts = _attempt_table(jobs, hardware, att_job, att_time, att_hw, status, config, throughput,
+                              hours, expected)
+    assert [c.name for c in ATTEMPT_COLUMNS] == list(attempts.columns[: len(ATTEMPT_COLUMNS)])
+    return Fleet(attempts=attempts, hardware=hardware, models=models, jobs=jobs,
+                 interactions=interactions, releases=releases, params=params)
+
+
+def _check_options(preset, days, options: dict) -> None:
+    """Refuse options out of range, each by name."""
+    recurring_share, sweep_share = options["recurring_share"], options["sweep_share"]
+    if preset not in PRESETS:
+        raise ValueError(f"preset must be one of {sorted(PRESETS)}, got {preset!r}")
+    if int(days) != days or days < 1:
+        raise ValueError(f"days must be a positive integer, got {days}")
+    for name, value in {"recurring_share": recurring_share, "sweep_share": sweep_share,
+                        "straggler_rate": options["straggler_rate"], "failure_rate": options["failure_rate"],
+                        "retry_rate": options["retry_rate"], "stickiness": options["stickiness"],
+                        "new_model_share": options["new_model_share"], "config_change_rate": options["config_change_rate"]}.items():
+        if not 0 <= value <= 1:
+            raise ValueError(f"{name} must be in [0, 1], got {value}")
+    if recurring_share + sweep_share > 1:
+        raise ValueError("recurring_share + sweep_share must be at most 1")
+    for name, value in {"variant_sigma": options["variant_sigma"], "interaction_sigma": options["interaction_sigma"],
+                        "run_noise": options["run_noise"], "release_sigma": options["release_sigma"],
+                        "day_shock_sigma": options["day_shock_sigma"], "hardware_day_shock_sigma": options["hardware_day_shock_sigma"],
+                        "family_drift_sigma": options["family_drift_sigma"], "new_families": options["new_families"],
+                        "selection_strength": options["selection_strength"], "belief_sigma": options["belief_sigma"]}.items():
+        if value < 0:
+            raise ValueError(f"{name} must be >= 0, got {value}")
+
+
+def _hidden_tables(rng, models, hardware, start_ts, days, *, interaction_sigma, releases_per_stack,
+                   release_sigma):
+    """The hidden per-(model type, hardware type) interaction and the software releases."""
+    n_hw = len(hardware)
     # hidden tables: per-(type, hardware) interaction and software releases
     inter = np.exp(rng.normal(0, interaction_sigma, (len(models), n_hw)))
     interactions = pd.DataFrame({
@@ -326,10 +394,17 @@ def simulate(
     releases["time"] = releases["time"].astype("datetime64[ns]")
     releases["software"] = releases["software"].astype("category")
     releases["model_family"] = pd.Categorical(releases["model_family"], categories=list(FAMILIES))
-    ctx = physics_arrays(models, hardware, interactions, releases)
+    return interactions, releases
 
+
+def _submissions(rng, models, start_ns, end_ns, days, target, *, recurring_share, sweep_share):
+    """Jobs and the submission time of each of their runs in the period.
+
+    The job pool is drawn generously, then jobs are kept in random order until
+    the target of attempts is met. Returns the drawn jobs, the kept ones, and
+    each kept run's job (position among the kept) and submission time.
+    """
     # job pool: draw generously, then keep jobs in random order until the target is met
-    target = per_day * days / (1 + 0.05 * retry_rate)
     pool_size = int(target / 3) + 200
     while True:
         seeds = _draw_jobs(rng, models, pool_size, start_ns, days, recurring_share=recurring_share,
@@ -359,86 +434,13 @@ def simulate(
     sel = inside & (job_pos[job_of_run] >= 0)
     att_job = job_pos[job_of_run[sel]]
     att_time = t[sel]
-    n_jobs = len(keep_jobs)
+    return seeds, keep_jobs, att_job, att_time
 
-    model = seeds["model"][keep_jobs]
-    trainers, batch, precision, parallelism, seq = _launch_config(rng, models, model, seeds["spread"][keep_jobs])
-    variant = np.exp(rng.normal(0, variant_sigma, n_jobs))
-    memory_factor = np.exp(rng.normal(0, 0.08, n_jobs))
-    job_hours = models["_hours"].to_numpy(float)[model] * np.exp(rng.normal(0, 0.5, n_jobs))
-    job_t0 = seeds["t0"][keep_jobs]
 
-    # the scheduler's candidates: feasible by its nominal estimate, weighted by capacity
-    launch_rows = {
-        "trainers": np.repeat(trainers, n_hw), "batch": np.repeat(batch, n_hw),
-        "precision": np.repeat(precision, n_hw), "parallelism": np.repeat(parallelism, n_hw),
-        "seq": np.repeat(seq, n_hw), "variant": np.repeat(variant, n_hw),
-        "memory_factor": np.repeat(memory_factor, n_hw),
-    }
-    all_model = np.repeat(model, n_hw)
-    all_hw = np.tile(np.arange(n_hw), n_jobs)
-    prec_code = pd.Index(PRECISIONS).get_indexer(precision)
-    peak_ok = np.isfinite(ctx["peaks"][:, prec_code].T)
-    supported = (ctx["maturity"][:, ctx["kind_code"][model]].T > 0) & peak_ok
-    introduced = ctx["introduced"].astype(np.int64)
-    age_days = (job_t0[:, None] - introduced[None, :]) / 86400e9
-    capacity = hardware["capacity_weight"].to_numpy(float)[None, :] * np.clip(age_days / 10, 0, 1)
-    usable = supported & (capacity > 0)
-    fits = evaluate_in_blocks(ctx, all_model, all_hw, launch_rows, nominal=True)["feasible"].reshape(n_jobs, n_hw) & usable
-    # users shrink a configuration that fits nowhere: halve the batch, else add trainers
-    for _ in range(8):
-        stuck = np.flatnonzero(~fits.any(axis=1) & usable.any(axis=1))
-        if not len(stuck):
-            break
-        halve = batch[stuck] > 1
-        batch[stuck] = np.where(halve, batch[stuck] // 2, batch[stuck])
-        trainers[stuck] = np.where(halve, trainers[stuck], trainers[stuck] * 2)
-        rows = (stuck[:, None] * n_hw + np.arange(n_hw)[None, :]).ravel()
-        sub = {k: v[rows] for k, v in launch_rows.items()}
-        sub["trainers"] = np.repeat(trainers[stuck], n_hw)
-        sub["batch"] = np.repeat(batch[stuck], n_hw)
-        again = evaluate_pairs(ctx, all_model[rows], all_hw[rows], sub, nominal=True)
-        fits[stuck] = again["feasible"].reshape(len(stuck), n_hw) & usable[stuck]
-    launch_rows["trainers"] = np.repeat(trainers, n_hw)
-    launch_rows["batch"] = np.repeat(batch, n_hw)
-    # jobs that fit nowhere (by the estimate) land on the largest memory that runs them
-    no_fit = ~fits.any(axis=1)
-    largest = np.where(usable, hardware["memory_gb"].to_numpy(float)[None, :], -1).argmax(axis=1)
-    keys = np.where(fits, np.log(np.where(capacity > 0, capacity, 1)) + rng.gumbel(size=fits.shape), -np.inf)
-    ranked = np.argsort(-keys, axis=1)[:, :3]
-    n_ok = fits.sum(axis=1)
-    for j in (1, 2):
-        ranked[:, j] = np.where(n_ok > j, ranked[:, j], ranked[:, 0])
-    ranked[no_fit] = largest[no_fit, None]
-    drop = ~usable.any(axis=1)  # no stack runs this family at this precision: never submitted
-    candidates = ranked
-
-    # expected throughput of each job on its candidates (hidden factors included)
-    c_model = np.repeat(model, 3)
-    c_hw = candidates.ravel()
-    c_launch = {k: np.repeat(v[::n_hw], 3) for k, v in launch_rows.items()}
-    truth = evaluate_pairs(ctx, c_model, c_hw, c_launch)
-    cand_thr = truth["throughput"].reshape(n_jobs, 3)
-
-    # attempts: their own configuration and hardware, then retries of failures
-    keep = ~drop[att_job]
-    att_job, att_time = att_job[keep], att_time[keep]
-    family_of_job = models["model_family"].astype(str).to_numpy()[model]
-    config = _configuration_changes(rng, ctx, family_of_job, att_job, att_time, candidates, rate=config_change_rate,
-                                    trainers=trainers, batch=batch, precision=precision, parallelism=parallelism)
-    config["seq"] = seq[att_job]
-    config["variant"] = variant[att_job]
-    config["memory_factor"] = memory_factor[att_job]
-    cost = hardware["cost_per_device_hour"].to_numpy(float)
-    choice = _placement_choices(rng, att_job, cand_thr / cost[candidates], stickiness=stickiness,
-                                selection_strength=selection_strength, belief_sigma=belief_sigma)
-    att_job, att_time, choice, status, config, step_throughput = _run_with_retries(
-        rng, ctx, model, candidates, att_job, att_time, choice, config,
-        failure_rate=failure_rate, retry_rate=retry_rate, end_ns=end_ns)
-    att_hw = candidates[att_job, choice]
+def _measured(rng, expected, status, att_job, att_hw, att_time, home, job_hours, *, n_hw, start_ns, days,
+              run_noise, straggler_rate, day_shock_sigma, hardware_day_shock_sigma):
+    """What each attempt measured (run noise, stragglers, day shocks) and how long it ran."""
     n_att = len(att_job)
-    family_code = ctx["family_code"][model[att_job]]
-    expected = step_throughput * release_factor(ctx, att_hw, family_code, att_time.astype("datetime64[ns]"))
     noise = np.exp(rng.normal(0, run_noise, n_att))
     degraded = rng.uniform(size=n_att) < straggler_rate
     noise = np.where(degraded, noise * rng.uniform(0.3, 0.85, n_att), noise)
@@ -447,12 +449,20 @@ def simulate(
     ok = status == 0
     throughput = np.where(ok, expected * noise, np.nan)
     # runs train a fixed amount of work: slower hardware runs longer
-    home = cand_thr[att_job, 0]
     slowdown = np.clip(home / np.where(expected > 0, expected, home), 0.2, 5.0)
     hours = job_hours[att_job] * slowdown * np.exp(rng.normal(0, 0.2, n_att))
     hours = np.where(status == 2, hours * rng.uniform(0.01, 1.0, n_att), hours)
     hours = np.where(status == 1, rng.uniform(0.02, 0.25, n_att), hours)
+    return throughput, hours
 
+
+def _job_table(models, hardware, seeds, keep_jobs, candidates, job_hours, *, launch: dict):
+    """One row per job: its launch configuration and its hidden factors."""
+    trainers, batch, precision, seq = launch["trainers"], launch["batch"], launch["precision"], launch["seq"]
+    parallelism, variant, memory_factor = launch["parallelism"], launch["variant"], launch["memory_factor"]
+    model = seeds["model"][keep_jobs]
+    job_t0 = seeds["t0"][keep_jobs]
+    n_jobs = len(keep_jobs)
     job_ids = np.arange(n_jobs, dtype=np.int64) + 1
     type_cats = models["model_type"].cat.categories
     fam_cats = models["model_family"].cat.categories
@@ -482,16 +492,24 @@ def simulate(
         "_alternative_1": pd.Categorical.from_codes(hw_codes_in_cats[candidates[:, 1]], categories=hw_cats),
         "_alternative_2": pd.Categorical.from_codes(hw_codes_in_cats[candidates[:, 2]], categories=hw_cats),
     })
+    return jobs
+
+
+def _attempt_table(jobs, hardware, att_job, att_time, att_hw, status, config, throughput, hours, expected):
+    """One row per attempt, in the schema's columns, plus the noiseless truth."""
+    n_att = len(att_job)
+    hw_cats = hardware["hardware_type"].cat.categories
+    hw_codes_in_cats = hw_cats.get_indexer(hardware["hardware_type"].astype(str))
     attempts = pd.DataFrame({
         "attempt_id": np.arange(1, n_att + 1, dtype=np.int64),
-        "job_id": job_ids[att_job],
+        "job_id": jobs["job_id"].to_numpy()[att_job],
         "submit_time": att_time.astype("datetime64[ns]"),
         "model_type": jobs["model_type"].array.take(att_job),
         "model_family": jobs["model_family"].array.take(att_job),
         "trainer_count": config["trainers"],
         "batch_size": config["batch"],
         "precision": pd.Categorical(config["precision"], categories=list(PRECISIONS)),
-        "seq_len": seq_col.take(att_job),
+        "seq_len": jobs["seq_len"].array.take(att_job),
         "parallelism": pd.Categorical(config["parallelism"], categories=list(_PARALLELISM_CODES)),
         "hardware_type": pd.Categorical.from_codes(hw_codes_in_cats[att_hw], categories=hw_cats),
         "status": pd.Categorical.from_codes(status, categories=list(STATUSES)),
@@ -501,117 +519,8 @@ def simulate(
         "end_time": (att_time + (hours * 3600e9).astype(np.int64)).astype("datetime64[ns]"),
         "expected_throughput": np.where(status == 1, np.nan, expected),
     })
-    assert [c.name for c in ATTEMPT_COLUMNS] == list(attempts.columns[: len(ATTEMPT_COLUMNS)])
-    return Fleet(attempts=attempts, hardware=hardware, models=models, jobs=jobs,
-                 interactions=interactions, releases=releases, params=params)
+    return attempts
 
-
-def _configuration_changes(rng, ctx: dict, family_of_job, att_job, att_time, candidates, *, rate: float,
-                           trainers, batch, precision, parallelism) -> dict:
-    """Each attempt's launch configuration: its job's, changed by its owner between runs.
-
-    From the second run of a job on, each run changes with chance ``rate``
-    one of: the batch size (halved or doubled), the trainer count (halved or
-    doubled), the precision (to another the family uses and every candidate
-    of the job runs; the next change of precision goes back). Changes stay
-    for the job's later runs; sizes stay within a factor of four of the
-    first run's.
-    """
-    n = len(att_job)
-    order = np.lexsort((att_time, att_job))
-    sorted_job = att_job[order]
-    first = np.r_[True, sorted_job[1:] != sorted_job[:-1]] if n else np.zeros(0, dtype=bool)
-    change = (rng.uniform(size=n) < rate) & ~first
-    what = rng.integers(0, 3, n)
-    step = rng.choice([-1, 1], n)
-    # running sums within each job (rows sorted by job, then time)
-    segment = np.maximum.accumulate(np.where(first, np.arange(n), 0))
-
-    def per_job_sum(values):
-        total = np.cumsum(values)
-        return total - total[segment] + values[segment]
-
-    shift_b = np.clip(per_job_sum(np.where(change & (what == 0), step, 0)), -2, 2)
-    shift_t = np.clip(per_job_sum(np.where(change & (what == 1), step, 0)), -2, 2)
-    flips = per_job_sum((change & (what == 2)).astype(np.int64))
-    jobs = sorted_job
-    out = {
-        "trainers": np.where(shift_t == 0, trainers[jobs],
-                             np.clip(trainers[jobs] * 2.0**shift_t, 1, _MAX_TRAINERS)).astype(np.int64),
-        "batch": np.maximum(1, batch[jobs] * 2.0**shift_b).astype(np.int64),
-        "precision": np.where(flips % 2 == 1, _other_precision(rng, ctx, family_of_job, candidates, precision)[jobs],
-                              precision[jobs]),
-    }
-    out["parallelism"] = np.where((out["trainers"] == 1) & (parallelism[jobs] != "hybrid"), "data", parallelism[jobs])
-    back = np.empty(n, dtype=np.int64)
-    back[order] = np.arange(n)
-    return {k: v[back] for k, v in out.items()}
-
-
-def _other_precision(rng, ctx: dict, family_of_job: np.ndarray, candidates, precision) -> np.ndarray:
-    """Per job, the precision its owner would switch to (its own where it runs on not every candidate)."""
-    other = precision.copy()
-    for name, fam in FAMILIES.items():
-        jobs = np.flatnonzero(family_of_job == name)
-        if len(jobs):
-            other[jobs] = _pick(rng, list(fam.precisions), list(fam.precisions.values()), len(jobs))
-    code = pd.Index(PRECISIONS).get_indexer(other)
-    runs_everywhere = np.isfinite(ctx["peaks"][candidates, code[:, None]]).all(axis=1)
-    return np.where(runs_everywhere, other, precision)
-
-
-def _placement_choices(rng, att_job, per_cost, *, stickiness: float, selection_strength: float,
-                       belief_sigma: float) -> np.ndarray:
-    """Which of its job's three candidates each attempt runs on (0: the usual type).
-
-    The scheduler keeps a job on its usual type with chance ``stickiness``
-    and otherwise tries the two alternatives (72:28), but leans, by
-    ``selection_strength``, toward the candidate it believes gives the job
-    the most throughput per cost: the truth, seen through a lognormal error
-    of log-sd ``belief_sigma``. So jobs are seen more on the types where
-    they run well: the selection bias of a real log.
-    """
-    n_jobs = len(per_cost)
-    alt = 1 - stickiness
-    base = np.log(np.array([stickiness, alt * 0.72, alt * 0.28]) + 1e-12)
-    belief = np.log(np.where(np.isfinite(per_cost) & (per_cost > 0), per_cost, np.nan))
-    belief = belief + rng.normal(0, belief_sigma, (n_jobs, 3))
-    lean = np.clip(np.nan_to_num(belief - belief[:, :1], nan=-5.0), -5.0, 5.0)
-    logits = base[None, :] + selection_strength * lean
-    weights = np.exp(logits - logits.max(axis=1, keepdims=True))
-    cumulative = np.cumsum(weights / weights.sum(axis=1, keepdims=True), axis=1)
-    draw = rng.uniform(size=len(att_job))
-    return np.minimum((draw[:, None] > cumulative[att_job]).sum(axis=1), 2)
-
-
-def _run_with_retries(rng, ctx: dict, model, candidates, att_job, att_time, choice, config: dict, *,
-                      failure_rate: float, retry_rate: float, end_ns: int):
-    """Run each attempt (status, step throughput), retry a share of failures within hours, sort by time.
-
-    A retry keeps its attempt's configuration; after an ``oom`` it moves to
-    the job's next candidate. Returns the attempts' jobs, times, candidate
-    choices, statuses, configurations and expected step throughput (before
-    software releases), in order of submission.
-    """
-    truth = evaluate_in_blocks(ctx, model[att_job], candidates[att_job, choice], config)
-    status = _status(rng, truth["feasible"], failure_rate)
-    retry = np.flatnonzero((status != 0) & (rng.uniform(size=len(status)) < retry_rate))
-    r_choice = np.where(status[retry] == 1, (choice[retry] + 1) % 3, choice[retry])
-    r_time = att_time[retry] + (rng.uniform(0.1, 3.0, len(retry)) * 3600e9).astype(np.int64)
-    r_config = {k: v[retry] for k, v in config.items()}
-    r_truth = evaluate_in_blocks(ctx, model[att_job[retry]], candidates[att_job[retry], r_choice], r_config)
-    r_status = _status(rng, r_truth["feasible"], failure_rate)
-    in_time = r_time < end_ns
-    source = np.concatenate([np.arange(len(att_job)), retry[in_time]])  # the attempt each row runs as
-    att_time = np.concatenate([att_time, r_time[in_time]])
-    choice = np.concatenate([choice, r_choice[in_time]])
-    status = np.concatenate([status, r_status[in_time]])
-    step_throughput = np.concatenate([truth["throughput"], r_truth["throughput"][in_time]])
-    order = np.lexsort((att_job[source], att_time))
-    source = source[order]
-    config = {k: v[source] for k, v in config.items()}
-    return (att_job[source], att_time[order], choice[order], status[order], config,
-            step_throughput[order])
 
 
 def _day_shocks(rng, days: int, n_hw: int, fleet_sigma: float, hardware_sigma: float) -> np.ndarray:
@@ -623,11 +532,5 @@ def _day_shocks(rng, days: int, n_hw: int, fleet_sigma: float, hardware_sigma: f
     fleet = rng.normal(0, fleet_sigma, days)
     by_type = rng.normal(0, hardware_sigma, (n_hw, days))
     return np.exp(fleet[None, :] + by_type)
-
-
-def _status(rng, fits: np.ndarray, failure_rate: float) -> np.ndarray:
-    """0 ok, 1 oom (does not fit), 2 failed for another reason."""
-    failed = rng.uniform(size=len(fits)) < failure_rate
-    return np.where(~fits, 1, np.where(failed, 2, 0)).astype(np.int8)
 
 
