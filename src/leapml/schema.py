@@ -241,17 +241,7 @@ class SchemaError(ValueError):
 
 
 class RowsSchemaError(SchemaError):
-    """The rows to describe (submissions, candidate rows) do not follow the schema.
-
-    A :class:`SchemaError` raised for the rows a caller passed to be
-    described, not for the history or the catalog, so that a caller can name
-    its own source of those rows without reading the message.
-
-    Examples
-    --------
-    >>> isinstance(RowsSchemaError("the attempts to describe", ["bad"]), SchemaError)
-    True
-    """
+    """A :class:`SchemaError` of the rows passed to be described (submissions), not the history or catalog."""
 
 
 def _rows(mask: pd.Series | np.ndarray, frame: pd.DataFrame, limit: int = 5) -> str:
