@@ -16,9 +16,6 @@ _NEW_PLACES = {
     "nightly": "leapml.evaluation.backtest",
 }
 
+# no __dir__: tools that list a module's names (doctest collection) would warn
 __all__: list[str] = []
 __getattr__ = forward(__name__, _NEW_PLACES)
-
-
-def __dir__():
-    return sorted(_NEW_PLACES)

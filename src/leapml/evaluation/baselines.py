@@ -119,7 +119,8 @@ class LookupTableRegressor(RegressorMixin, BaseEstimator):
         missing = [c for c in self.key if c not in X.columns]
         if missing:
             raise ValueError(f"X lacks the lookup key column(s) {missing}")
-        validate_data(self, X, reset=reset, skip_check_array=True)  # names and count only
+        if reset:  # record the names; at predict only the key columns matter, the rest is ignored
+            validate_data(self, X, reset=True, skip_check_array=True)
         if tuple(self.key) != LOOKUP_KEY:
             return X[list(self.key)].rename(columns={self.key[0]: "model_type"}).reset_index(drop=True)
         return pd.DataFrame({

@@ -12,9 +12,6 @@ _NEW_PLACES = {
     "within_tolerance_scorer": "leapml.evaluation.metrics",
 }
 
+# no __dir__: tools that list a module's names (doctest collection) would warn
 __all__: list[str] = []
 __getattr__ = forward(__name__, _NEW_PLACES)
-
-
-def __dir__():
-    return sorted(_NEW_PLACES)

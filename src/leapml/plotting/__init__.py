@@ -14,9 +14,6 @@ _NEW_PLACES = {
     "plot_regret": "leapml.evaluation.plotting",
 }
 
+# no __dir__: tools that list a module's names (doctest collection) would warn
 __all__: list[str] = []
 __getattr__ = forward(__name__, _NEW_PLACES)
-
-
-def __dir__():
-    return sorted(_NEW_PLACES)
