@@ -3,7 +3,7 @@
 Two parts, each on this one machine:
 
 ``backtest``
-    :func:`leapml.backtest.nightly` run locally (one process) and with
+    :func:`leapml.evaluation.backtest.nightly` run locally (one process) and with
     :func:`leapml.distributed.nightly` on a ``LocalCluster`` of ``--workers``
     one-thread worker processes. Prints both wall times, their ratio, and
     whether the score, prediction and regret tables are identical (they must be).
@@ -50,9 +50,9 @@ from distributed import Client, LocalCluster
 
 from leapml import LeapRegressor
 from leapml import distributed as leap_dask
-from leapml.backtest import default_models, nightly
+from leapml.evaluation.backtest import default_models, nightly
+from leapml.evaluation.metrics import within_tolerance
 from leapml.fleet import simulate
-from leapml.metrics import within_tolerance
 
 RESULTS = Path(__file__).resolve().parent / "results"
 _MIB = 2**20

@@ -1,7 +1,7 @@
 """Benchmark: accuracy lost on a hardware type or a model family never seen, for every one.
 
 Simulates ``window + 1`` days of a preset and, for each model, holds out every
-hardware type and every model family in turn (:func:`leapml.backtest.held_out`):
+hardware type and every model family in turn (:func:`leapml.evaluation.held_out.held_out`):
 the model is trained on the window without the group and scored on the
 group's attempts of the next day, against the same model trained on
 everything. Prints one row per group and model (within +-20 %, in
@@ -23,8 +23,8 @@ from pathlib import Path
 import pandas as pd
 
 from leapml import PUBLISHED, LeapRegressor
-from leapml.backtest import held_out
-from leapml.baselines import single_model_reference
+from leapml.evaluation.baselines import single_model_reference
+from leapml.evaluation.held_out import held_out
 from leapml.fleet import simulate
 
 RESULTS = Path(__file__).parent / "results"

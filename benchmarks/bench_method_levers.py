@@ -28,8 +28,8 @@ from pathlib import Path
 import pandas as pd
 
 from leapml import LeapRegressor
-from leapml.backtest import SUBMISSION_CEILING, nightly
-from leapml.baselines import single_model_reference
+from leapml.evaluation.backtest import SUBMISSION_CEILING, nightly
+from leapml.evaluation.baselines import single_model_reference
 from leapml.fleet import simulate
 
 RESULTS = Path(__file__).parent / "results"

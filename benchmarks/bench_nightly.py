@@ -49,9 +49,9 @@ import numpy as np
 
 import leapml._cascade as cascade
 from leapml import LeapRegressor
+from leapml.evaluation.metrics import within_tolerance
 from leapml.features import build_features
 from leapml.fleet import simulate
-from leapml.metrics import within_tolerance
 
 RESULTS = Path(__file__).resolve().parent / "results"
 #: The module settings of the speed-up, and what each configuration changes.

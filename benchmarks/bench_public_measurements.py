@@ -20,7 +20,7 @@ Two protocols:
 
 Models: the default ``LeapRegressor``; the published configuration (13 bins,
 multiclass router, hard routing: fitted once when it is the default); one
-LightGBM median regressor (``leapml.baselines.single_model_reference``, 400
+LightGBM median regressor (``leapml.evaluation.baselines.single_model_reference``, 400
 trees); spec scaling of the job's last measurement by peak FLOP/s and by
 memory bandwidth (``SpecScalingRegressor``); the lookup table (19 most
 frequent model types). Accuracy is the share of measurements predicted
@@ -44,10 +44,14 @@ import pandas as pd
 from sklearn.model_selection import GroupKFold
 
 from leapml import PUBLISHED, LeapRegressor
-from leapml.baselines import LookupTableRegressor, SpecScalingRegressor, single_model_reference
 from leapml.datasets import PUBLIC_JOB_COLUMNS, from_measurements, read_measurements
+from leapml.evaluation.baselines import (
+    LookupTableRegressor,
+    SpecScalingRegressor,
+    single_model_reference,
+)
+from leapml.evaluation.metrics import coverage, within_tolerance
 from leapml.features import build_features
-from leapml.metrics import coverage, within_tolerance
 
 
 def models(threads: int) -> dict:

@@ -26,7 +26,7 @@ from _synthetic import make_throughput_regression
 
 from leapml import LeapRegressor
 from leapml._cascade import predict_expert
-from leapml.metrics import within_tolerance
+from leapml.evaluation.metrics import within_tolerance
 
 
 class LogMedianLightGBM:

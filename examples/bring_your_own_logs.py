@@ -20,8 +20,8 @@ import pandas as pd
 
 import leapml
 from leapml import LeapRegressor
+from leapml.files import read_table, write_table
 from leapml.fleet import simulate
-from leapml.io import read_table, write_table
 from leapml.placement import fit_window, place
 from leapml.schema import (
     LAUNCH_COLUMNS,

@@ -20,9 +20,9 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from leapml import LeapRegressor
-from leapml.backtest import held_out
+from leapml.evaluation.held_out import held_out
+from leapml.evaluation.report import format_table
 from leapml.fleet import simulate
-from leapml.report import format_table
 
 PRESET = os.environ.get("LEAPML_EXAMPLE_PRESET", "small")
 TREES = int(os.environ.get("LEAPML_EXAMPLE_TREES", "40"))

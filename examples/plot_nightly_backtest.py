@@ -15,15 +15,15 @@ from pathlib import Path
 
 import matplotlib.pyplot as plt
 
-from leapml.backtest import default_models, nightly
-from leapml.fleet import simulate
-from leapml.plotting import (
+from leapml.evaluation.backtest import default_models, nightly
+from leapml.evaluation.plotting import (
     plot_accuracy_by_decile,
     plot_accuracy_by_night,
     plot_predicted_vs_measured,
     plot_regret,
 )
-from leapml.report import format_table, write_report
+from leapml.evaluation.report import format_table, write_report
+from leapml.fleet import simulate
 
 PRESET = os.environ.get("LEAPML_EXAMPLE_PRESET", "small")
 TREES = int(os.environ.get("LEAPML_EXAMPLE_TREES", "40"))

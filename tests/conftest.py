@@ -16,6 +16,6 @@ def tiny_fleet():
 @pytest.fixture(scope="session")
 def quick_models():
     """The default comparison set with few trees, so a night fits in seconds."""
-    from leapml.backtest import default_models
+    from leapml.evaluation.backtest import default_models
 
     return default_models(random_state=0, n_estimators=15)

@@ -14,11 +14,12 @@ import pandas as pd
 import pytest
 
 from leapml import LeapRegressor
-from leapml.backtest import nightly
-from leapml.baselines import LookupTableRegressor
+from leapml.evaluation.backtest import nightly
+from leapml.evaluation.baselines import LookupTableRegressor
+from leapml.evaluation.report import write_report
+from leapml.files import read_table, write_table
 from leapml.fleet import load_fleet
-from leapml.io import load, read_table, save, write_table
-from leapml.report import write_report
+from leapml.model_file import load, save
 
 
 class Interrupted(Exception):
@@ -131,14 +132,14 @@ def test_interrupted_report_keeps_the_previous_report(tmp_path, monkeypatch, bac
     folder = tmp_path / "report"
     report = write_report(backtest, folder, title="first", plots=False)
     before = report.read_text()
-    import leapml.report
+    import leapml.evaluation.report
 
-    real = leapml.report.format_table
-    monkeypatch.setattr(leapml.report, "format_table",
+    real = leapml.evaluation.report.format_table
+    monkeypatch.setattr(leapml.evaluation.report, "format_table",
                         lambda *a, **k: (_ for _ in ()).throw(Interrupted("crash")))
     with pytest.raises(Interrupted):
         write_report(backtest, folder, title="second", plots=False)
-    monkeypatch.setattr(leapml.report, "format_table", real)
+    monkeypatch.setattr(leapml.evaluation.report, "format_table", real)
     assert report.read_text() == before
     assert leftovers(tmp_path) == []
 
@@ -163,7 +164,7 @@ def test_interrupted_plot_keeps_the_previous_report(tmp_path, monkeypatch, backt
 _SLOW_WRITER = textwrap.dedent("""
     import sys, time
     import pandas as pd
-    from leapml.io import write_table
+    from leapml.files import write_table
 
     real = pd.DataFrame.to_parquet
 

@@ -6,7 +6,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from leapml.backtest import CEILING, SUBMISSION_CEILING, held_out, nightly
+from leapml.evaluation.backtest import nightly
+from leapml.evaluation.held_out import held_out
+from leapml.evaluation.regret import CEILING, SUBMISSION_CEILING
 
 
 @pytest.fixture(scope="module")

@@ -5,15 +5,16 @@ import pandas as pd
 import pytest
 from sklearn.base import clone
 
-from leapml.baselines import (
+from leapml.evaluation.baselines import (
+    LOOKUP_KEY,
     LastMeasuredRegressor,
     LookupTableRegressor,
     SpecScalingRegressor,
     single_model_reference,
 )
+from leapml.evaluation.table_score import lookup_table_score
 from leapml.features import build_features
 from leapml.fleet import simulate
-from leapml.fleet.simulator import lookup_table_score
 
 
 def frame(rows):
@@ -59,11 +60,21 @@ def test_input_errors():
         LookupTableRegressor().fit(pd.DataFrame({"model_type": ["a"]}), [1.0])
     with pytest.raises(ValueError, match="n_model_types"):
         LookupTableRegressor(n_model_types=0).fit(frame([("a", 1, 1, "T4")]), [1.0])
+    with pytest.raises(ValueError, match="column 3 is out of range"):
+        LastMeasuredRegressor(column=3).fit(np.ones((2, 2)), [1.0, 2.0])
+
+
+def test_lookup_table_keyed_on_every_column_of_an_array():
+    X = np.array([[1.0, 8.0], [1.0, 8.0], [2.0, 8.0], [1.0, np.nan]])
+    table = LookupTableRegressor(key=None, n_model_types=None).fit(X, [10.0, 30.0, 5.0, 7.0])
+    # the row with a missing key part neither enters the table nor gets an answer
+    np.testing.assert_array_equal(table.predict(X), [20.0, 20.0, 5.0, np.nan])
+    assert table.n_features_in_ == 2 and table.table_["n_runs"].sum() == 3
 
 
 def test_is_a_clonable_estimator():
     est = LookupTableRegressor(n_model_types=5)
-    assert clone(est).get_params() == {"model_types": None, "n_model_types": 5}
+    assert clone(est).get_params() == {"model_types": None, "n_model_types": 5, "key": LOOKUP_KEY}
 
 
 def test_score_on_a_simulated_fleet():
@@ -112,7 +123,7 @@ def test_spec_scaling_scales_the_last_measurement_by_the_figure_ratio():
     np.testing.assert_allclose(SpecScalingRegressor().fit(X).predict(X), [120.0, 40.0, np.nan, np.nan])
     np.testing.assert_allclose(SpecScalingRegressor(by="memory_bw_gbps").fit(X).predict(X),
                                [60.0, 20.0, np.nan, 80.0])
-    with pytest.raises(ValueError, match="by must be one of"):
+    with pytest.raises(ValueError, match="'by' parameter"):
         SpecScalingRegressor(by="tdp").fit(X)
     with pytest.raises(ValueError, match="needs a DataFrame with columns"):
         SpecScalingRegressor().fit(X.drop(columns="trainer_count"))

@@ -33,7 +33,7 @@ def model_file(fleet_dir, tmp_path_factory):
 ])
 def test_fit_can_choose_the_router_or_the_published_configuration(
         fleet_dir, tmp_path, options, router, combine, trees_per_round):
-    from leapml.io import load
+    from leapml.model_file import load
 
     path = tmp_path / "model.leap"
     assert main(["fit", "--fleet", str(fleet_dir), "--out", str(path), "--window-days", "5",

@@ -16,10 +16,11 @@ import lightgbm as lgb  # noqa: E402
 
 from leapml import LeapRegressor  # noqa: E402
 from leapml import distributed as leap_dask  # noqa: E402
-from leapml.backtest import default_models, held_out, nightly  # noqa: E402
+from leapml.evaluation.backtest import default_models, nightly  # noqa: E402
+from leapml.evaluation.held_out import held_out  # noqa: E402
+from leapml.evaluation.metrics import within_tolerance  # noqa: E402
 from leapml.features import build_features  # noqa: E402
-from leapml.io import load  # noqa: E402
-from leapml.metrics import within_tolerance  # noqa: E402
+from leapml.model_file import load, save  # noqa: E402
 
 # about a minute in all on two busy cores: a suite of its own, which .ci/run runs too
 pytestmark = pytest.mark.dask
@@ -141,7 +142,7 @@ def test_fit_on_the_cluster_is_a_local_model_within_tolerance(client, window, tm
     ratio = np.abs(np.log(remote.predict(X_test) / local.predict(X_test)))
     assert np.median(ratio) <= 0.10
     # the safe model file round-trips it as it does a local model
-    restored = load(remote.save(tmp_path / "remote.leap"))
+    restored = load(save(remote, tmp_path / "remote.leap"))
     np.testing.assert_array_equal(restored.predict(X_test), remote.predict(X_test))
 
 

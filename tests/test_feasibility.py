@@ -10,7 +10,7 @@ from test_features import make_catalog, make_log
 from leapml import LeapRegressor
 from leapml.feasibility import FeasibilityClassifier
 from leapml.features import build_features
-from leapml.io import load_feasibility, save
+from leapml.model_file import load_feasibility, save
 from leapml.placement import FEASIBILITY_FEATURES, fit_feasibility, fit_window, place
 from leapml.schema import LAUNCH_COLUMNS
 

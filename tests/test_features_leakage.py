@@ -7,8 +7,8 @@ import pandas as pd
 import pytest
 from test_features import START, _one_job, make_catalog, make_log
 
-from leapml.backtest import nightly
-from leapml.baselines import LookupTableRegressor
+from leapml.evaluation.backtest import nightly
+from leapml.evaluation.baselines import LookupTableRegressor
 from leapml.features import build_features, candidate_rows, outcome_known_time
 from leapml.placement import completed_between, fit_window
 from leapml.schema import LAUNCH_COLUMNS, SchemaError

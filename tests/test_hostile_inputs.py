@@ -21,7 +21,8 @@ from _synthetic import make_throughput_regression
 
 from leapml import LeapRegressor
 from leapml.cli import main
-from leapml.io import ModelFileError, load, save, write_table
+from leapml.files import write_table
+from leapml.model_file import ModelFileError, load, save
 
 
 @pytest.fixture(scope="module")
@@ -206,7 +207,7 @@ _CRAFTED = textwrap.dedent("""
     import numpy as np
     sys.path.insert(0, {tests!r})
     from test_hostile_inputs import _members, _signed
-    from leapml.io import ModelFileError, load
+    from leapml.model_file import ModelFileError, load
     rng = random.Random(0)
     outcomes = []
     for case in range({cases}):
@@ -417,7 +418,7 @@ def padded(fleet_log, tiny_fleet):
 
 @pytest.mark.parametrize("suffix", [".csv", ".parquet"])
 def test_zero_padded_job_ids_survive_a_file(tmp_path, padded, tiny_fleet, fleet_model, suffix):
-    from leapml.io import read_table
+    from leapml.files import read_table
     from leapml.placement import predict_candidates
 
     log, jobs = padded
@@ -565,7 +566,7 @@ def _tiny_models():
                                        ("America/Havana", "2026-03-05 06:00"),
                                        ("Asia/Beirut", "2026-10-21 00:00")])
 def test_daylight_saving_change_at_midnight(fleet_log, tiny_fleet, tz, start):
-    from leapml.backtest import nightly
+    from leapml.evaluation.backtest import nightly
     from leapml.placement import fit_window
 
     log = _moved(fleet_log, start, tz)
@@ -609,7 +610,7 @@ def test_times_beyond_2262_are_named_not_wrapped(fleet_log, tiny_fleet, fleet_mo
 
 
 def test_csv_with_offsets_across_a_daylight_saving_change(tmp_path, fleet_log, tiny_fleet):
-    from leapml.io import read_table
+    from leapml.files import read_table
     from leapml.schema import coerce_attempts, validate_attempts
 
     log = _moved(fleet_log, "2026-03-05", "America/New_York")  # clocks change on 03-08
@@ -627,7 +628,7 @@ def test_csv_with_offsets_across_a_daylight_saving_change(tmp_path, fleet_log, t
 
 
 def test_nights_beyond_the_log_stop_at_its_end(fleet_log, tiny_fleet):
-    from leapml.backtest import nightly
+    from leapml.evaluation.backtest import nightly
 
     asked = [nightly(fleet_log, tiny_fleet.hardware, models=_tiny_models(), window_days=6,
                      nights=nights, progress=False).scores for nights in (2, 10**12)]

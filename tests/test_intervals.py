@@ -8,7 +8,7 @@ import pytest
 from sklearn.exceptions import NotFittedError
 
 from leapml import LeapRegressor, rank_candidates
-from leapml.io import load, save
+from leapml.model_file import load, save
 
 
 def _data(n, seed):

@@ -5,7 +5,7 @@ import pytest
 from sklearn.dummy import DummyRegressor
 from sklearn.model_selection import cross_val_score
 
-from leapml.metrics import (
+from leapml.evaluation.metrics import (
     coverage,
     median_absolute_percentage_error,
     within_tolerance,

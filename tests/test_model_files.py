@@ -15,7 +15,7 @@ from sklearn.tree import DecisionTreeRegressor
 
 import leapml
 from leapml import LeapRegressor
-from leapml.io import MODEL_FORMAT_VERSION, ModelFileError, load, save
+from leapml.model_file import MODEL_FORMAT_VERSION, ModelFileError, load, save
 
 
 @pytest.fixture(scope="module")
@@ -32,7 +32,7 @@ def fitted(data):
 
 def test_round_trip_is_bit_identical(tmp_path, data, fitted):
     X, _ = data
-    path = fitted.save(tmp_path / "model.leap")
+    path = save(fitted, tmp_path / "model.leap")
     loaded = leapml.load(path)
     np.testing.assert_array_equal(loaded.predict(X), fitted.predict(X))
     np.testing.assert_array_equal(loaded.predict_bin_proba(X), fitted.predict_bin_proba(X))
@@ -56,7 +56,7 @@ def test_round_trip_with_user_lightgbm_models_and_numpy(tmp_path):
 def test_round_trip_of_an_ordinal_router_and_older_files_without_one(tmp_path, data, fitted):
     X, y = data
     model = LeapRegressor(n_bins=5, n_estimators=10, router="ordinal", random_state=0).fit(X, y)
-    path = model.save(tmp_path / "ordinal.leap")
+    path = save(model, tmp_path / "ordinal.leap")
     loaded = load(path)
     assert loaded.get_params()["router"] == "ordinal"
     np.testing.assert_array_equal(loaded.predict(X), model.predict(X))
@@ -72,14 +72,14 @@ def test_round_trip_of_an_ordinal_router_and_older_files_without_one(tmp_path, d
         members["manifest.json"] = json.dumps(manifest).encode()
 
     # files written before the parameter existed hold a multiclass router
-    old = load(_rewrite(fitted.save(tmp_path / "m.leap"), tmp_path / "old.leap", drop_router))
+    old = load(_rewrite(save(fitted, tmp_path / "m.leap"), tmp_path / "old.leap", drop_router))
     assert old.get_params()["router"] == "multiclass"
 
 
 def test_round_trip_of_constant_experts(tmp_path):
     X = np.arange(6, dtype=float).reshape(-1, 1)
     model = LeapRegressor(random_state=0).fit(X, np.full(6, 3.0))
-    loaded = load(model.save(tmp_path / "c.leap"))
+    loaded = load(save(model, tmp_path / "c.leap"))
     np.testing.assert_array_equal(loaded.predict(X), model.predict(X))
 
 
@@ -94,7 +94,7 @@ def _rewrite(path, out, edit):
 
 
 def test_tampered_member_is_refused(tmp_path, fitted):
-    path = fitted.save(tmp_path / "model.leap")
+    path = save(fitted, tmp_path / "model.leap")
 
     def tamper(members):
         name = next(n for n in members if n.startswith("regressors/"))
@@ -106,7 +106,7 @@ def test_tampered_member_is_refused(tmp_path, fitted):
 
 
 def test_unknown_version_is_refused(tmp_path, fitted):
-    path = fitted.save(tmp_path / "model.leap")
+    path = save(fitted, tmp_path / "model.leap")
 
     def bump(members):
         manifest = json.loads(members["manifest.json"])
@@ -118,13 +118,13 @@ def test_unknown_version_is_refused(tmp_path, fitted):
 
 
 def test_missing_member_is_refused(tmp_path, fitted):
-    path = fitted.save(tmp_path / "model.leap")
+    path = save(fitted, tmp_path / "model.leap")
     with pytest.raises(ModelFileError, match="missing"):
         load(_rewrite(path, tmp_path / "cut.leap", lambda m: m.pop("classifier.txt")))
 
 
 def test_truncated_and_foreign_files_are_refused(tmp_path, fitted):
-    raw = fitted.save(tmp_path / "model.leap").read_bytes()
+    raw = save(fitted, tmp_path / "model.leap").read_bytes()
     (tmp_path / "half.leap").write_bytes(raw[: len(raw) // 2])
     with pytest.raises(ModelFileError):
         load(tmp_path / "half.leap")
@@ -145,17 +145,17 @@ def test_non_lightgbm_models_point_to_pickle(tmp_path):
     model = LeapRegressor(n_bins=2, regressor=DecisionTreeRegressor(max_depth=2),
                           n_estimators=5, random_state=0).fit(X, y)
     with pytest.raises(ValueError, match="pickle"):
-        model.save(tmp_path / "tree.leap")
+        save(model, tmp_path / "tree.leap")
     assert not (tmp_path / "tree.leap").exists()
 
 
 def test_failed_save_keeps_the_previous_file(tmp_path, fitted):
-    path = fitted.save(tmp_path / "model.leap")
+    path = save(fitted, tmp_path / "model.leap")
     before = path.read_bytes()
     X, y = make_throughput_regression(100, random_state=0, as_frame=False)
     other = LeapRegressor(n_bins=2, regressor=DecisionTreeRegressor(), n_estimators=5).fit(X, y)
     with pytest.raises(ValueError):
-        other.save(path)
+        save(other, path)
     assert path.read_bytes() == before
 
 
@@ -165,3 +165,24 @@ def test_pickle_and_joblib_keep_working(tmp_path, data, fitted):
     np.testing.assert_array_equal(pickle.loads(pickle.dumps(fitted)).predict(X), expected)
     joblib.dump(fitted, tmp_path / "model.joblib")
     np.testing.assert_array_equal(joblib.load(tmp_path / "model.joblib").predict(X), expected)
+
+
+def test_old_io_module_forwards_with_a_deprecation_warning():
+    import leapml.files
+    import leapml.io
+    import leapml.model_file
+
+    with pytest.warns(DeprecationWarning, match=r"leapml\.io\.save moved to leapml\.model_file"):
+        assert leapml.io.save is leapml.model_file.save
+    with pytest.warns(DeprecationWarning, match=r"leapml\.files\.read_table"):
+        from leapml.io import read_table
+    assert read_table is leapml.files.read_table
+    with pytest.raises(AttributeError, match="no attribute 'pickle'"):
+        leapml.io.pickle  # noqa: B018
+
+
+def test_save_method_is_deprecated_for_the_function(tmp_path, data, fitted):
+    X, _ = data
+    with pytest.warns(DeprecationWarning, match=r"leapml\.save\(model, path\)"):
+        path = fitted.save(tmp_path / "method.leap")
+    np.testing.assert_array_equal(load(path).predict(X), fitted.predict(X))

@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 
 from leapml import LeapRegressor
+from leapml.evaluation.placement_backtest import placement_backtest
 from leapml.feasibility import FeasibilityClassifier
 from leapml.placement import EVIDENCE_COLUMNS
-from leapml.placement_backtest import placement_backtest
 
 
 @pytest.fixture(scope="module")

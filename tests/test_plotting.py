@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 from matplotlib.colors import to_rgba
 
-from leapml.plotting import (
+from leapml.evaluation.plotting import (
     model_colour,
     plot_accuracy_by_decile,
     plot_accuracy_by_night,

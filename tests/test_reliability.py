@@ -15,8 +15,9 @@ import pytest
 
 from leapml import LeapRegressor
 from leapml.features import build_features, candidate_rows
+from leapml.files import read_table
 from leapml.fleet import load_fleet
-from leapml.io import ModelFileError, load, read_table
+from leapml.model_file import ModelFileError, load
 from leapml.placement import fit_window, place, predict_candidates
 from leapml.ranking import rank_candidates
 from leapml.schema import SchemaError, validate_attempts, validate_hardware
@@ -338,7 +339,7 @@ def test_table_path_that_is_a_directory(tmp_path):
 
 
 def test_backtest_refuses_a_bad_log_by_name(log, hardware):
-    from leapml.backtest import nightly
+    from leapml.evaluation.backtest import nightly
 
     bad = log.copy()
     bad.loc[bad.index[9], "attempt_id"] = bad.loc[bad.index[4], "attempt_id"]

@@ -7,8 +7,8 @@ import re
 import pandas as pd
 import pytest
 
-from leapml.backtest import BacktestResult, nightly
-from leapml.report import _NAMES, format_table, model_trees, summarize, write_report
+from leapml.evaluation.backtest import BacktestResult, nightly
+from leapml.evaluation.report import _NAMES, format_table, model_trees, summarize, write_report
 
 
 @pytest.fixture(scope="module")

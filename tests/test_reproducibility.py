@@ -33,8 +33,8 @@ def _digest(value) -> str:
 def pipeline_digests(seed: int = 11, n_jobs: int = 1) -> dict[str, str]:
     """Run simulate -> features -> fit -> rank -> backtest; hash every output."""
     from leapml import LeapRegressor
-    from leapml.backtest import nightly
-    from leapml.baselines import LookupTableRegressor
+    from leapml.evaluation.backtest import nightly
+    from leapml.evaluation.baselines import LookupTableRegressor
     from leapml.features import build_features
     from leapml.fleet import simulate
     from leapml.placement import fit_window, place

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import argparse
 
-from leapml.backtest import default_models
+from leapml.evaluation.backtest import default_models
+from leapml.evaluation.placement_backtest import placement_backtest
 from leapml.fleet import simulate
-from leapml.placement_backtest import placement_backtest
 
 
 def main() -> None:

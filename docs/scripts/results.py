@@ -24,9 +24,11 @@ import time
 from pathlib import Path
 
 import leapml
-from leapml.backtest import SUBMISSION_CEILING, default_models, held_out, nightly
+from leapml.evaluation.backtest import default_models, nightly
+from leapml.evaluation.held_out import held_out
+from leapml.evaluation.regret import SUBMISSION_CEILING
+from leapml.evaluation.report import format_table, write_report
 from leapml.fleet import simulate
-from leapml.report import format_table, write_report
 
 
 def main() -> None:

@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import argparse
 
+from leapml.evaluation.table_score import lookup_table_score
 from leapml.fleet import (
     CALIBRATION,
     PRESETS,
     describe,
     format_description,
     hardware_catalog,
-    lookup_table_score,
     simulate,
 )
 

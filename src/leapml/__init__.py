@@ -14,16 +14,16 @@ _PUBLIC = {
     "LeapRegressor": "leapml.regressor",
     "PUBLISHED": "leapml.regressor",
     "rank_candidates": "leapml.ranking",
-    "load": "leapml.io",
-    "save": "leapml.io",
-    "LookupTableRegressor": "leapml.baselines",
+    "load": "leapml.model_file",
+    "save": "leapml.model_file",
+    "LookupTableRegressor": "leapml.evaluation.baselines",
     "build_features": "leapml.features",
     "candidate_rows": "leapml.features",
     "HistoryIndex": "leapml.features",
     "simulate": "leapml.fleet",
     "load_fleet": "leapml.fleet",
     "describe": "leapml.fleet",
-    "within_tolerance": "leapml.metrics",
+    "within_tolerance": "leapml.evaluation.metrics",
 }
 
 __all__ = sorted(_PUBLIC) + ["__version__"]

@@ -246,8 +246,8 @@ def _seed_option(p: argparse.ArgumentParser) -> None:
 
 def _load_log(args) -> tuple[pd.DataFrame, pd.DataFrame, object]:
     """The attempt log and catalog named by --fleet or --attempts/--hardware."""
+    from .files import read_table
     from .fleet import load_fleet
-    from .io import read_table
     from .schema import coerce_attempts, coerce_hardware, validate_attempts, validate_hardware
 
     if args.fleet:
@@ -308,7 +308,7 @@ def _describe(args) -> int:
 
 
 def _fit(args) -> int:
-    from .io import save
+    from .model_file import save
     from .placement import fit_feasibility, fit_window
     from .regressor import PUBLISHED, LeapRegressor
 
@@ -361,7 +361,7 @@ def _output_file(out: str) -> Path:
 def _read_submissions(path: str) -> pd.DataFrame:
     import pandas as pd
 
-    from .io import read_table
+    from .files import read_table
     from .schema import LAUNCH_COLUMNS
 
     frame = read_table(path)
@@ -391,8 +391,8 @@ def _predict(args) -> int:
     import pandas as pd
 
     from .features import build_features
-    from .io import load
-    from .schema import SchemaError
+    from .model_file import load
+    from .schema import RowsSchemaError, SchemaError
 
     model = load(args.model)
     attempts, hardware, _ = _load_log(args)
@@ -403,9 +403,7 @@ def _predict(args) -> int:
         submissions["submit_time"] = attempts["submit_time"].max() + pd.Timedelta(seconds=1)
     try:
         X = build_features(submissions, hardware, history=attempts)
-    except SchemaError as err:
-        if not str(err).startswith("the attempts to describe"):
-            raise
+    except RowsSchemaError as err:
         raise SchemaError(args.submissions, err.problems) from None
     out = submissions.copy()
     out["predicted_throughput"] = model.predict(X)
@@ -413,9 +411,9 @@ def _predict(args) -> int:
 
 
 def _rank(args) -> int:
-    from .io import load, load_feasibility
+    from .model_file import load, load_feasibility
     from .placement import explain_picks, place
-    from .schema import SchemaError
+    from .schema import RowsSchemaError, SchemaError
 
     model = load(args.model)
     feasibility = load_feasibility(args.model)
@@ -425,9 +423,7 @@ def _rank(args) -> int:
         ranked = place(model, submissions, hardware, history=attempts, top_k=args.top_k,
                        feasibility=feasibility, min_fit_probability=args.min_fit_probability,
                        coverage=args.coverage, objective=args.objective)
-    except SchemaError as err:
-        if not str(err).startswith("the attempts to describe"):
-            raise
+    except RowsSchemaError as err:
         # the rows named are those of the candidate table, one per submission and type
         raise SchemaError(f"{args.submissions} (as candidate rows, one per submission and "
                           "hardware type)", err.problems) from None
@@ -443,8 +439,8 @@ def _rank(args) -> int:
 
 
 def _backtest(args) -> int:
-    from .backtest import default_models, nightly
-    from .report import model_trees, write_report
+    from .evaluation.backtest import default_models, nightly
+    from .evaluation.report import model_trees, write_report
 
     attempts, hardware, fleet = _load_log(args)
     models = default_models(random_state=args.seed, n_estimators=args.n_estimators)
@@ -467,7 +463,7 @@ def _backtest(args) -> int:
 
 
 def _emit(frame: pd.DataFrame, out: str | None) -> int:
-    from .io import write_table
+    from .files import write_table
 
     if out:
         write_table(frame, _output_file(out))

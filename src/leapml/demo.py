@@ -97,9 +97,10 @@ def run_demo(
     """
     settings = _settings(size, preset=preset, nights=nights, window_days=window_days,
                          n_estimators=n_estimators, held_out_groups=held_out_groups)
-    from .backtest import default_models, held_out, nightly
+    from .evaluation.backtest import default_models, nightly
+    from .evaluation.held_out import held_out
+    from .evaluation.report import format_table, model_trees, write_report
     from .fleet import CALIBRATION, describe, format_description, simulate
-    from .report import format_table, model_trees, write_report
 
     preset, nights, window_days = settings["preset"], settings["nights"], settings["window_days"]
     groups = settings["held_out_groups"]

@@ -4,7 +4,7 @@ Install with ``pip install "leapml[dask]"``. Nothing in the core package
 imports this module.
 
 * :func:`nightly` and :func:`held_out` run the local functions of
-  :mod:`leapml.backtest` with joblib's Dask backend: one task per night, or
+  :mod:`leapml.evaluation.backtest` with joblib's Dask backend: one task per night, or
   per held-out group, on the cluster's workers. The code that runs is the
   local code, so a fixed seed gives the same tables, bit for bit.
 * :func:`build_features` builds the feature matrix of a Dask DataFrame
@@ -47,7 +47,6 @@ except ImportError as err:  # pragma: no cover - exercised only without the extr
 from sklearn.utils import check_random_state
 
 from leapml import _cascade
-from leapml import backtest as _backtest
 from leapml import features as _features
 from leapml._binning import assign_bins, equal_frequency_edges
 from leapml._cascade import (
@@ -59,6 +58,8 @@ from leapml._cascade import (
     default_regressor,
     lightgbm_params,
 )
+from leapml.evaluation import backtest as _backtest
+from leapml.evaluation import held_out as _held_out
 from leapml.regressor import LeapRegressor, _is_categorical, _learn_categories, _ordinal_router
 
 __all__ = ["build_features", "fit_regressor", "held_out", "nightly"]
@@ -69,7 +70,7 @@ _LOG_Y, _BIN, _MOVED, _LOSS = "log_throughput", "bin", "moved", "loss"
 
 
 @sizeof.register(_backtest._Context)
-@sizeof.register(_backtest._HeldOut)
+@sizeof.register(_held_out._HeldOut)
 def _sizeof_fields(task_context) -> int:
     """The size of a backtest task's shared context: the size of what it holds.
 
@@ -113,7 +114,7 @@ def _refuse_n_jobs(options: dict, function: str) -> None:
 
 
 def nightly(attempts: pd.DataFrame, hardware: pd.DataFrame, *, client=None, **options):
-    """:func:`leapml.backtest.nightly` with one task per night on a Dask cluster.
+    """:func:`leapml.evaluation.backtest.nightly` with one task per night on a Dask cluster.
 
     The nights run through joblib's Dask backend; the log, its features and
     the models are sent to the workers once. With a fixed ``random_state``
@@ -127,7 +128,7 @@ def nightly(attempts: pd.DataFrame, hardware: pd.DataFrame, *, client=None, **op
     client : distributed.Client, str or None
         The cluster: a client, a scheduler address, or None for the current client.
     **options
-        Any keyword option of :func:`leapml.backtest.nightly` but ``n_jobs``
+        Any keyword option of :func:`leapml.evaluation.backtest.nightly` but ``n_jobs``
         (every worker thread takes nights).
 
     Returns
@@ -157,7 +158,7 @@ def nightly(attempts: pd.DataFrame, hardware: pd.DataFrame, *, client=None, **op
 
 
 def held_out(attempts: pd.DataFrame, hardware: pd.DataFrame, *, client=None, **options):
-    """:func:`leapml.backtest.held_out` with one task per held-out group on a Dask cluster.
+    """:func:`leapml.evaluation.held_out.held_out` with one task per held-out group on a Dask cluster.
 
     The in-distribution reference is fitted once where this is called; each
     group's features and model are built on a worker. With a fixed seed in the
@@ -170,19 +171,19 @@ def held_out(attempts: pd.DataFrame, hardware: pd.DataFrame, *, client=None, **o
     client : distributed.Client, str or None
         The cluster: a client, a scheduler address, or None for the current client.
     **options
-        Any keyword option of :func:`leapml.backtest.held_out` but ``n_jobs``.
+        Any keyword option of :func:`leapml.evaluation.held_out.held_out` but ``n_jobs``.
 
     Returns
     -------
     DataFrame
-        One row per group, as :func:`leapml.backtest.held_out` returns.
+        One row per group, as :func:`leapml.evaluation.held_out.held_out` returns.
     """
     _refuse_n_jobs(options, "held_out")
     with (
         _connected(client) as dask_client,
         joblib.parallel_config(backend="dask", client=dask_client),
     ):
-        return _backtest.held_out(attempts, hardware, n_jobs=-1, **options)
+        return _held_out.held_out(attempts, hardware, n_jobs=-1, **options)
 
 
 def build_features(

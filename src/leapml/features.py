@@ -41,6 +41,7 @@ from leapml.schema import (
     LAUNCH_COLUMNS,
     PRECISIONS,
     TRUTH_COLUMNS,
+    RowsSchemaError,
     SchemaError,
     normalize_precision,
     validate_hardware,
@@ -541,7 +542,7 @@ class _Rows:
         problems: list[str] = []
         columns, parsed = _check_rows(attempts, QUERY_COLUMNS, catalog.codes, problems)
         if problems:
-            raise SchemaError("the attempts to describe", problems)
+            raise RowsSchemaError("the attempts to describe", problems)
         self.index = attempts.index
         #: the columns as read (build_features factorizes its keys from them)
         self.columns = columns

@@ -52,12 +52,16 @@ _FEATURE_INDEX = pd.Index(_FEATURE_NAMES)
 
 
 def completed_between(
-    attempts: pd.DataFrame, *, start, end, outcome_known: str | None = None
+    attempts: pd.DataFrame, *, start, end, outcome_known: str | None = None,
+    statuses: tuple[str, ...] = ("ok",),
 ) -> np.ndarray:
     """Which attempts completed (``ok``) with an outcome known in ``[start, end)``.
 
     These are the rows a fit at ``end`` may train on: a run still going at
-    ``end`` has no measured throughput yet, whenever it was submitted.
+    ``end`` has no measured throughput yet, whenever it was submitted. This
+    is the one rule for a training window: the nightly backtest, the held-out
+    experiments, the placement backtest, :func:`fit_window` and
+    :func:`fit_feasibility` all select their rows with it.
 
     Parameters
     ----------
@@ -67,6 +71,8 @@ def completed_between(
         The window (``end`` exclusive).
     outcome_known : {"end_time", "run_hours", "submit_time"}, optional
         When an outcome becomes known (:func:`leapml.features.outcome_known_time`).
+    statuses : tuple of str, default=("ok",)
+        The outcomes that count (the feasibility model also learns from ``oom``).
 
     Returns
     -------
@@ -83,13 +89,8 @@ def completed_between(
     [True, False, False]
     """
     known = outcome_known_time(attempts, outcome_known=outcome_known)
-    return _known_between(attempts, known, pd.Timestamp(start), pd.Timestamp(end), ("ok",))
-
-
-def _known_between(attempts, known, start, end, statuses) -> np.ndarray:
-    """Rows of ``statuses`` whose outcome became known in ``[start, end)``."""
-    return (attempts["status"].astype(str).isin(statuses) & (known >= start) & (known < end)
-            ).to_numpy(dtype=bool)
+    return (attempts["status"].astype(str).isin(statuses)
+            & (known >= pd.Timestamp(start)) & (known < pd.Timestamp(end))).to_numpy(dtype=bool)
 
 
 def fit_window(
@@ -183,7 +184,8 @@ def _window(attempts, hardware, window_days, until, what, statuses, outcome_know
     end = add_days(t.max(), 1) if until is None else on_clock(until, t.dt.tz)
     start = add_days(end, -window_days, keep_time=until is not None)
     known = outcome_known_time(attempts, outcome_known=outcome_known)
-    window = _known_between(attempts, known, start, end, statuses)
+    window = completed_between(attempts, start=start, end=end, outcome_known=outcome_known,
+                               statuses=statuses)
     if not window.any():
         raise ValueError(f"no {what} attempts between {start} and {end}: nothing to fit")
     return attempts, window, end, known

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import warnings
 from numbers import Integral, Real
 
@@ -330,7 +331,7 @@ class LeapRegressor(RegressorMixin, BaseEstimator):
         """What the lean encoding reuses (see :func:`_lean_state`), built once per fit."""
         state = self.__dict__.get("_lean_state")
         if state is None or state[0] is not self.categories_:
-            # built lazily for models restored by leapml.io.load
+            # built lazily for models restored by leapml.load
             state = _lean_state(self.categories_, self.feature_names_in_)
             self.__dict__["_lean_state"] = state
         return state
@@ -863,26 +864,19 @@ class LeapRegressor(RegressorMixin, BaseEstimator):
         return np.exp(log_pred + self._offset(X))
 
     def save(self, path):
-        """Save the fitted model to ``path`` in the safe leapml format (see :func:`leapml.io.save`).
+        """Deprecated: use :func:`leapml.save` ``(model, path)``; this method goes in leapml 0.3.
 
-        Examples
-        --------
-        >>> import numpy as np, tempfile, pathlib
-        >>> from lightgbm import LGBMClassifier, LGBMRegressor
-        >>> from leapml.io import load
-        >>> X = np.arange(40.0).reshape(-1, 1)
-        >>> model = LeapRegressor(n_bins=2, min_bin_rows=10, random_state=0, router="multiclass",
-        ...                       regressor=LGBMRegressor(n_estimators=5, verbose=-1),
-        ...                       classifier=LGBMClassifier(n_estimators=5, min_child_samples=5,
-        ...                                                 verbose=-1))
-        >>> path = pathlib.Path(tempfile.mkdtemp()) / "model.leap"
-        >>> _ = model.fit(X, np.exp(X[:, 0] / 10)).save(path)
-        >>> bool(np.array_equal(load(path).predict(X), model.predict(X)))
-        True
+        The model file format lives in :mod:`leapml.model_file`, which imports
+        the estimator; the estimator does not import its file format.
         """
-        from leapml.io import save
-
-        return save(self, path)
+        warnings.warn(
+            "LeapRegressor.save is deprecated; use leapml.save(model, path) "
+            "(the method goes in leapml 0.3)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        # resolved at call time, as the module shims are: the estimator keeps no import of its file
+        return importlib.import_module("leapml.model_file").save(self, path)
 
 
 #: Fewest calibration rows a Mondrian category needs before it gets its own interval width.

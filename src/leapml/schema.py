@@ -36,6 +36,7 @@ __all__ = [
     "PRECISION_ALIASES",
     "STATUSES",
     "TRUTH_COLUMNS",
+    "RowsSchemaError",
     "SchemaError",
     "coerce_attempts",
     "coerce_hardware",
@@ -237,6 +238,10 @@ class SchemaError(ValueError):
         self.problems = list(problems)
         lines = "\n".join(f"  - {p}" for p in self.problems)
         super().__init__(f"{what} does not follow the schema ({len(problems)} problem(s)):\n{lines}")
+
+
+class RowsSchemaError(SchemaError):
+    """A :class:`SchemaError` of the rows passed to be described (submissions), not the history or catalog."""
 
 
 def _rows(mask: pd.Series | np.ndarray, frame: pd.DataFrame, limit: int = 5) -> str:

@@ -8,18 +8,12 @@ Examples
 True
 """
 
+from .._moved import forward
+from .describe import describe, format_description
+from .fleet import Fleet, load_fleet
 from .hardware import cost_per_device_hour, hardware_catalog
 from .models import FAMILIES, model_catalog
-from .simulator import (
-    CALIBRATION,
-    PRESETS,
-    Fleet,
-    describe,
-    format_description,
-    load_fleet,
-    lookup_table_score,
-    simulate,
-)
+from .simulator import CALIBRATION, PRESETS, simulate
 
 __all__ = [
     "CALIBRATION",
@@ -31,7 +25,9 @@ __all__ = [
     "format_description",
     "hardware_catalog",
     "load_fleet",
-    "lookup_table_score",
     "model_catalog",
     "simulate",
 ]
+
+# the lookup table's score is evaluation; the old import path warns for one release
+__getattr__ = forward(__name__, {"lookup_table_score": "leapml.evaluation.table_score"})

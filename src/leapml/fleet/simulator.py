@@ -12,37 +12,33 @@ ends (``end_time``). Everything is vectorised over jobs and attempts.
 
 from __future__ import annotations
 
-import json
-import os
-from dataclasses import dataclass, field
-from pathlib import Path
-
 import numpy as np
 import pandas as pd
 
-from ..io import atomic_path, read_table, write_table
-from ..schema import (
-    ATTEMPT_COLUMNS,
-    LAUNCH_COLUMNS,
-    PRECISIONS,
-    STATUSES,
-    SchemaError,
-    validate_attempts,
-    validate_hardware,
-)
+from .._moved import forward
+from ..schema import ATTEMPT_COLUMNS, PRECISIONS, STATUSES
+from .fleet import Fleet
 from .hardware import hardware_catalog
-from .models import _PARALLELISM_CODES, FAMILIES, MATURITY, model_catalog
-from .physics import _ACT_SCALE, _USABLE_MEMORY, memory_needed_gb, step_breakdown
+from .models import _PARALLELISM_CODES, FAMILIES, model_catalog
+from .scheduler import (
+    _MAX_TRAINERS,
+    _pick,
+    configuration_changes,
+    placement_choices,
+    run_with_retries,
+    scheduler_candidates,
+)
+from .throughput import _RELEASE_STACKS, evaluate_pairs, physics_arrays, release_factor
 
-__all__ = [
-    "CALIBRATION",
-    "PRESETS",
-    "Fleet",
-    "describe",
-    "format_description",
-    "load_fleet",
-    "simulate",
-]
+__all__ = ["CALIBRATION", "PRESETS", "simulate"]
+
+# moved out of this module; the old import path warns for one release
+__getattr__ = forward(__name__, {
+    "load_fleet": "leapml.fleet.fleet",
+    "describe": "leapml.fleet.describe",
+    "format_description": "leapml.fleet.describe",
+    "lookup_table_score": "leapml.evaluation.table_score",
+})
 
 #: Attempts a day of each preset; every preset shares the same catalogs.
 PRESETS = {"tiny": 300, "small": 2_500, "production": 25_000}
@@ -61,404 +57,7 @@ CALIBRATION = {
             "tests, not for comparisons",
 }
 
-_KINDS = ("recsys", "vision", "transformer", "graph", "small", "rl")
-_STACKS = ("cuda", "rocm", "synapse", "inhouse", "cpu")
-_RELEASE_STACKS = ("cuda", "rocm", "synapse", "inhouse")
-_MAX_TRAINERS = 1024
 _HOUR = np.timedelta64(3_600_000_000_000, "ns")
-_TABLE_FILES = ("attempts", "hardware", "models", "jobs", "interactions", "releases")
-# Columns the simulator reads from its own tables, beyond the schema's.
-_REQUIRED_COLUMNS = {
-    "hardware": ("hardware_type", "software"),
-    "models": ("model_type", "model_family", "_kind"),
-    "jobs": ("job_id", *LAUNCH_COLUMNS, "_variant", "_memory_factor"),
-    "interactions": ("model_type", "hardware_type", "_interaction"),
-    "releases": ("software", "time", "model_family", "factor"),
-}
-
-
-@dataclass
-class Fleet:
-    """A simulated fleet: the attempt log, its catalogs, its jobs and its hidden truth.
-
-    Attributes
-    ----------
-    attempts : DataFrame
-        One row per attempt, sorted by ``submit_time``: the columns of
-        :data:`leapml.schema.ATTEMPT_COLUMNS` plus ``expected_throughput``
-        (the noiseless truth, for evaluation only; NaN on ``oom`` rows).
-    hardware : DataFrame
-        The hardware catalog (:func:`leapml.fleet.hardware_catalog`).
-    models : DataFrame
-        The model catalog (:func:`leapml.fleet.model_catalog`); columns
-        starting with ``_`` are hidden physics.
-    jobs : DataFrame
-        One row per job: ``job_id``, the launch columns
-        (:data:`leapml.schema.LAUNCH_COLUMNS`) and hidden columns starting
-        with ``_`` (``_variant``, ``_memory_factor``, ``_kind``, ...) that no
-        feature may read.
-    interactions : DataFrame
-        Hidden per-(model type, hardware type) efficiency factor.
-    releases : DataFrame
-        Software releases: ``software``, ``time``, ``model_family``,
-        ``factor`` (multiplies throughput from ``time`` on).
-    params : dict
-        The arguments of :func:`simulate` that made this fleet.
-
-    Examples
-    --------
-    >>> fleet = simulate("tiny", days=3, seed=0)
-    >>> sorted(fleet.attempts["status"].unique())
-    ['failed', 'ok', 'oom']
-    >>> truth = fleet.expected_throughput(fleet.jobs.head(2), ["H100-80GB-SXM5", "T4-16GB"])
-    >>> list(truth.columns)
-    ['job_id', 'hardware_type', 'expected_throughput', 'feasible']
-    """
-
-    attempts: pd.DataFrame
-    hardware: pd.DataFrame
-    models: pd.DataFrame
-    jobs: pd.DataFrame
-    interactions: pd.DataFrame
-    releases: pd.DataFrame
-    params: dict = field(default_factory=dict)
-
-    def save(self, directory: str | os.PathLike) -> Path:
-        """Write every table as Parquet (atomically, file by file) and ``params.json``.
-
-        Returns
-        -------
-        Path
-            The directory.
-
-        Examples
-        --------
-        >>> import tempfile
-        >>> fleet = simulate("tiny", days=2, seed=0)
-        >>> back = load_fleet(fleet.save(tempfile.mkdtemp()))
-        >>> back.attempts.equals(fleet.attempts)
-        True
-        """
-        directory = Path(directory)
-        directory.mkdir(parents=True, exist_ok=True)
-        for name in _TABLE_FILES:
-            write_table(getattr(self, name), directory / f"{name}.parquet")
-        with atomic_path(directory / "params.json") as tmp:
-            tmp.write_text(json.dumps(self.params, indent=2, sort_keys=True, default=str))
-        return directory
-
-    @property
-    def end(self) -> pd.Timestamp:
-        """The end of the simulated period (exclusive)."""
-        return pd.Timestamp(self.params["start"]) + pd.Timedelta(days=self.params["days"])
-
-    def expected_throughput(self, jobs: pd.DataFrame, hardware_types, *, at=None) -> pd.DataFrame:
-        """Noiseless throughput of each job on each hardware type (the counterfactual).
-
-        Parameters
-        ----------
-        jobs : DataFrame
-            Rows with the launch columns (``model_type``, ``trainer_count``,
-            ``batch_size``, ``precision``, ``seq_len``, ``parallelism``) and
-            usually ``job_id``: rows of :attr:`jobs` or of :attr:`attempts`.
-            The hidden job factors are looked up by ``job_id`` when the frame
-            lacks them; a job unknown to the fleet gets its model type's
-            nominal figures.
-        hardware_types : sequence of str
-            Hardware types of the catalog to evaluate each row on.
-        at : Timestamp or array-like, optional
-            When (which software releases apply, which types exist). Default:
-            each row's ``submit_time`` if the frame has one, else the end of
-            the simulated period.
-
-        Returns
-        -------
-        DataFrame
-            One row per (input row, hardware type), input rows outer:
-            ``job_id`` (when given), ``hardware_type``,
-            ``expected_throughput`` (NaN where infeasible) and ``feasible``
-            (the family's software runs on the type, the precision has a
-            peak there, the memory fits and the type has been introduced).
-
-        Examples
-        --------
-        >>> fleet = simulate("tiny", days=2, seed=0)
-        >>> ok = fleet.attempts[fleet.attempts["status"] == "ok"].head(1)
-        >>> truth = fleet.expected_throughput(ok, [ok["hardware_type"].iloc[0]])
-        >>> bool(truth["expected_throughput"].iloc[0] == ok["expected_throughput"].iloc[0])
-        True
-        """
-        hardware_types = [str(h) for h in hardware_types]
-        names = self.hardware["hardware_type"].astype(str).tolist()
-        unknown = sorted(set(hardware_types) - set(names))
-        if unknown:
-            raise ValueError(f"hardware types not in the catalog: {unknown}")
-        missing = [c for c in LAUNCH_COLUMNS if c not in jobs.columns and c != "model_family"]
-        if missing:
-            raise ValueError(f"jobs lacks launch column(s) {missing}")
-        frame = jobs.reset_index(drop=True)
-        n = len(frame)
-        hidden = {"_variant": 1.0, "_memory_factor": 1.0}
-        values = {}
-        for col, default in hidden.items():
-            if col in frame.columns:
-                values[col] = frame[col].to_numpy(float)
-            elif "job_id" in frame.columns:
-                lookup = pd.Series(self.jobs[col].to_numpy(float), index=self.jobs["job_id"].to_numpy())
-                values[col] = frame["job_id"].map(lookup).fillna(default).to_numpy(float)
-            else:
-                values[col] = np.full(n, default)
-        if at is None:
-            times = frame["submit_time"].to_numpy("datetime64[ns]") if "submit_time" in frame else np.full(n, self.end.to_datetime64())
-        else:
-            times = np.broadcast_to(pd.to_datetime(np.asarray(at)).to_numpy("datetime64[ns]") if np.ndim(at) else np.datetime64(pd.Timestamp(at), "ns"), (n,))
-        hw_code = np.array([names.index(h) for h in hardware_types], dtype=np.int64)
-        k = len(hw_code)
-        rows = np.repeat(np.arange(n), k)
-        hws = np.tile(hw_code, n)
-        model_code, launch = self._launch_arrays(frame)
-        launch = {name: array[rows] for name, array in launch.items()}
-        launch["variant"] = values["_variant"][rows]
-        launch["memory_factor"] = values["_memory_factor"][rows]
-        ctx = self._context()
-        thr, feasible = _expected(ctx, model_code[rows], hws, launch, times[rows])
-        result = {}
-        if "job_id" in frame.columns:
-            result["job_id"] = frame["job_id"].to_numpy()[rows]
-        result["hardware_type"] = pd.Categorical.from_codes(hws, categories=self.hardware["hardware_type"].astype(str).tolist())
-        result["expected_throughput"] = np.where(feasible, thr, np.nan)
-        result["feasible"] = feasible
-        return pd.DataFrame(result)
-
-    def expected_at_submission(self, attempts: pd.DataFrame, *, max_runs: int = 8) -> np.ndarray:
-        """Expected throughput of each attempt as a perfect submission-time predictor knows it.
-
-        The job's hidden factor (``_variant``) is replaced by its best estimate
-        from the job's runs whose outcome was known before the attempt's
-        submission (the prior, a factor of 1, for a job with none):
-        :func:`leapml.fleet.truth.expected_at_submission`.
-
-        Parameters
-        ----------
-        attempts : DataFrame
-            Rows of :attr:`attempts` (``job_id``, ``submit_time``, the launch
-            columns, ``hardware_type``).
-        max_runs : int, default=8
-            The job's latest completed runs read.
-
-        Returns
-        -------
-        ndarray
-            One expected throughput per row.
-
-        Examples
-        --------
-        >>> fleet = simulate("tiny", days=3, seed=0)
-        >>> ok = fleet.attempts[fleet.attempts["status"] == "ok"]
-        >>> estimate = fleet.expected_at_submission(ok)
-        >>> bool(((estimate > 0) & np.isfinite(estimate)).all())
-        True
-        """
-        from .truth import expected_at_submission
-
-        return expected_at_submission(self, attempts, max_runs=max_runs)
-
-    def _context(self) -> dict:
-        return _context(self.models, self.hardware, self.interactions, self.releases)
-
-    def _launch_arrays(self, frame: pd.DataFrame) -> tuple[np.ndarray, dict]:
-        """Model-type codes and launch arrays of rows (without the hidden job factors)."""
-        model_code = _codes(frame["model_type"], self.models["model_type"], "model_type")
-        return model_code, {
-            "trainers": frame["trainer_count"].to_numpy(np.int64),
-            "batch": frame["batch_size"].to_numpy(np.int64),
-            "precision": frame["precision"].astype(str).to_numpy(),
-            "parallelism": frame["parallelism"].astype(str).to_numpy(),
-            "seq": frame["seq_len"].astype("Float64").to_numpy(float, na_value=np.nan),
-        }
-
-
-def load_fleet(directory: str | os.PathLike) -> Fleet:
-    """Read a fleet written by :meth:`Fleet.save`.
-
-    Raises
-    ------
-    FileNotFoundError
-        If ``directory`` is not a folder or a table of the fleet is missing.
-    ValueError
-        If a table is not readable Parquet or ``params.json`` is not JSON
-        (the file is named).
-    SchemaError
-        If ``attempts.parquet`` or ``hardware.parquet`` does not follow the
-        schema (not a fleet written by :meth:`Fleet.save`; the file is named).
-
-    Examples
-    --------
-    >>> import tempfile
-    >>> path = simulate("tiny", days=2, seed=3).save(tempfile.mkdtemp())
-    >>> load_fleet(path).params["seed"]
-    3
-    """
-    directory = Path(directory)
-    if not directory.is_dir():
-        raise FileNotFoundError(f"{directory} is not a fleet folder (no such directory)")
-    tables = {name: read_table(directory / f"{name}.parquet") for name in _TABLE_FILES}
-    # a foreign or hand-edited table is named here, not deep inside a later call
-    for name, required in _REQUIRED_COLUMNS.items():
-        missing = [c for c in required if c not in tables[name].columns]
-        if missing:
-            raise SchemaError(str(directory / f"{name}.parquet"), [f"missing column(s): {missing}"])
-    try:
-        validate_hardware(tables["hardware"])
-    except SchemaError as err:
-        raise SchemaError(str(directory / "hardware.parquet"), err.problems) from None
-    try:
-        validate_attempts(tables["attempts"], tables["hardware"])
-    except SchemaError as err:
-        raise SchemaError(str(directory / "attempts.parquet"), err.problems) from None
-    params_path = directory / "params.json"
-    try:
-        params = json.loads(params_path.read_text()) if params_path.exists() else {}
-    except (ValueError, UnicodeDecodeError) as err:
-        raise ValueError(f"{params_path} is not readable JSON: {err}") from None
-    return Fleet(**tables, params=params)
-
-
-def _codes(values: pd.Series, catalog: pd.Series, what: str) -> np.ndarray:
-    """Positions of ``values`` in ``catalog``; unknown values raise."""
-    index = pd.Index(catalog.astype(str))
-    codes = index.get_indexer(values.astype(str))
-    if (codes < 0).any():
-        bad = sorted(set(values.astype(str)[codes < 0]))[:5]
-        raise ValueError(f"{what} not in the catalog: {bad}")
-    return codes
-
-
-def _context(models: pd.DataFrame, hardware: pd.DataFrame, interactions: pd.DataFrame, releases: pd.DataFrame) -> dict:
-    """Dense arrays of the catalogs and hidden tables that the physics reads."""
-    hw_names = hardware["hardware_type"].astype(str).tolist()
-    type_names = models["model_type"].astype(str).tolist()
-    peaks = np.column_stack([hardware[f"peak_{p}_tflops"].to_numpy(float) for p in PRECISIONS])
-    stack = np.array([_STACKS.index(s) for s in hardware["software"].astype(str)])
-    maturity = np.array([[MATURITY[_STACKS[s]][k] for k in _KINDS] for s in stack])
-    inter = np.ones((len(type_names), len(hw_names)))
-    if len(interactions):
-        m = pd.Index(type_names).get_indexer(interactions["model_type"].astype(str))
-        h = pd.Index(hw_names).get_indexer(interactions["hardware_type"].astype(str))
-        keep = (m >= 0) & (h >= 0)
-        inter[m[keep], h[keep]] = interactions["_interaction"].to_numpy(float)[keep]
-    families = list(FAMILIES)
-    return {
-        "models": {c: models[c].to_numpy() for c in models.columns if c.startswith("_")},
-        "kind_code": np.array([_KINDS.index(k) for k in models["_kind"].astype(str)]),
-        "family_code": np.array([families.index(f) for f in models["model_family"].astype(str)]),
-        "peaks": peaks,
-        "stack": stack,
-        "maturity": maturity,
-        "interaction": inter,
-        "hw": {c: hardware[c].to_numpy(float) for c in (
-            "memory_gb", "memory_bw_gbps", "intra_node_bw_gbps", "inter_node_bw_gbps", "devices_per_host")},
-        "introduced": hardware["introduced"].to_numpy("datetime64[ns]"),
-        "releases": releases,
-    }
-
-
-def _evaluate(ctx: dict, model_code: np.ndarray, hw_code: np.ndarray, launch: dict, *, nominal: bool = False) -> dict:
-    """Physics for aligned (job, hardware) pairs, before software releases.
-
-    With ``nominal=True``, the hidden job factors are ignored: what a scheduler
-    can estimate. Returns ``throughput``, ``memory_gb`` and ``feasible``.
-    """
-    m = ctx["models"]
-    hw = ctx["hw"]
-    prec = launch["precision"]
-    prec_code = np.zeros(len(prec), dtype=np.int64)
-    for i, p in enumerate(PRECISIONS):
-        prec_code[prec == p] = i
-    peak = ctx["peaks"][hw_code, prec_code]
-    maturity = ctx["maturity"][hw_code, ctx["kind_code"][model_code]]
-    variant = np.ones(len(model_code)) if nominal else launch["variant"]
-    memory_factor = 1.0 if nominal else launch["memory_factor"]
-    act_scale = np.ones(len(prec))
-    for p, s in _ACT_SCALE.items():
-        act_scale[prec == p] = s
-    seq_ref = m["_seq_ref"][model_code].astype(float)
-    seq = np.where(np.isfinite(launch["seq"]), launch["seq"], seq_ref)
-    dph = hw["devices_per_host"][hw_code]
-    mem = memory_needed_gb(
-        params_m=m["_params_m"][model_code].astype(float),
-        memory_params_m=m["_memory_params_m"][model_code].astype(float),
-        embedding_gb=m["_embedding_gb"][model_code].astype(float),
-        act_mb=m["_act_mb"][model_code].astype(float),
-        seq_len=seq, seq_ref=seq_ref, attention=m["_attention"][model_code].astype(float),
-        trainers=launch["trainers"], batch_size=launch["batch"], precision_scale=act_scale,
-        parallelism=launch["parallelism"], devices_per_host=dph, variant=variant,
-    ) * memory_factor
-    feasible = (maturity > 0) & np.isfinite(peak) & (mem <= hw["memory_gb"][hw_code] * _USABLE_MEMORY)
-    safe_peak = np.where(np.isfinite(peak), peak, 1.0)
-    out = step_breakdown(
-        gflops=m["_gflops"][model_code].astype(float),
-        params_m=m["_params_m"][model_code].astype(float),
-        traffic_mb=m["_traffic_mb"][model_code].astype(float),
-        act_mb=m["_act_mb"][model_code].astype(float),
-        host_ms=m["_host_ms"][model_code].astype(float),
-        a2a_kb=m["_a2a_kb"][model_code].astype(float),
-        batch_half=m["_batch_half"][model_code].astype(float),
-        efficiency=m["_efficiency"][model_code].astype(float),
-        overlap=m["_overlap"][model_code].astype(float),
-        overhead_ms=m["_overhead_ms"][model_code].astype(float),
-        seq_len=seq, seq_ref=seq_ref, attention=m["_attention"][model_code].astype(float),
-        trainers=launch["trainers"], batch_size=launch["batch"], precision=prec,
-        parallelism=launch["parallelism"], variant=variant, peak_tflops=safe_peak,
-        memory_bw_gbps=hw["memory_bw_gbps"][hw_code], intra_node_bw_gbps=hw["intra_node_bw_gbps"][hw_code],
-        inter_node_bw_gbps=hw["inter_node_bw_gbps"][hw_code], devices_per_host=dph,
-        maturity=np.where(maturity > 0, maturity, 1.0),
-        interaction=1.0 if nominal else ctx["interaction"][model_code, hw_code],
-    )
-    return {"throughput": out["throughput"], "memory_gb": mem, "feasible": feasible}
-
-
-def _expected(ctx: dict, model_code, hw_code, launch: dict, times) -> tuple[np.ndarray, np.ndarray]:
-    """Expected throughput (releases in force at ``times``) and feasibility of aligned pairs."""
-    out = _evaluate(ctx, model_code, hw_code, launch)
-    feasible = out["feasible"] & (ctx["introduced"][hw_code] <= times)
-    thr = out["throughput"] * _release_factor(ctx, hw_code, ctx["family_code"][model_code], times)
-    return thr, feasible
-
-
-def _evaluate_in_blocks(ctx: dict, model_code, hw_code, launch: dict, *, nominal: bool = False,
-                        block: int = 1 << 19) -> dict:
-    """:func:`_evaluate` of many pairs (``throughput`` and ``feasible``), a block at a time to bound peak memory."""
-    out = {"throughput": np.empty(len(model_code)), "feasible": np.empty(len(model_code), dtype=bool)}
-    for lo in range(0, len(model_code), block):
-        part = slice(lo, lo + block)
-        sub = {k: v[part] for k, v in launch.items()}
-        done = _evaluate(ctx, model_code[part], hw_code[part], sub, nominal=nominal)
-        for name, values in out.items():
-            values[part] = done[name]
-    return out
-
-
-def _release_factor(ctx: dict, hw_code: np.ndarray, family_code: np.ndarray, times: np.ndarray) -> np.ndarray:
-    """Product of the software releases in force at ``times`` for each pair."""
-    factor = np.ones(len(hw_code))
-    releases = ctx["releases"]
-    if not len(releases):
-        return factor
-    families = list(FAMILIES)
-    stack = ctx["stack"][hw_code]
-    for (software, when), group in releases.groupby(["software", "time"], sort=True, observed=True):
-        by_family = np.ones(len(families))
-        by_family[[families.index(f) for f in group["model_family"].astype(str)]] = group["factor"].to_numpy(float)
-        hit = (stack == _STACKS.index(str(software))) & (times >= np.datetime64(pd.Timestamp(when), "ns"))
-        factor[hit] *= by_family[family_code[hit]]
-    return factor
-
-
-def _pick(rng, options, weights, size):
-    """Draw ``size`` values from ``options`` with ``weights``."""
-    weights = np.asarray(weights, float)
-    return np.asarray(options)[rng.choice(len(options), size=size, p=weights / weights.sum())]
 
 
 def _draw_jobs(rng, models, n, start_ns, days, *, recurring_share, sweep_share, sweep_config_spread):
@@ -669,25 +268,7 @@ def simulate(
     True
     """
     params = dict(locals())  # the arguments, before any local is defined
-    if preset not in PRESETS:
-        raise ValueError(f"preset must be one of {sorted(PRESETS)}, got {preset!r}")
-    if int(days) != days or days < 1:
-        raise ValueError(f"days must be a positive integer, got {days}")
-    for name, value in {"recurring_share": recurring_share, "sweep_share": sweep_share,
-                        "straggler_rate": straggler_rate, "failure_rate": failure_rate,
-                        "retry_rate": retry_rate, "stickiness": stickiness,
-                        "new_model_share": new_model_share, "config_change_rate": config_change_rate}.items():
-        if not 0 <= value <= 1:
-            raise ValueError(f"{name} must be in [0, 1], got {value}")
-    if recurring_share + sweep_share > 1:
-        raise ValueError("recurring_share + sweep_share must be at most 1")
-    for name, value in {"variant_sigma": variant_sigma, "interaction_sigma": interaction_sigma,
-                        "run_noise": run_noise, "release_sigma": release_sigma,
-                        "day_shock_sigma": day_shock_sigma, "hardware_day_shock_sigma": hardware_day_shock_sigma,
-                        "family_drift_sigma": family_drift_sigma, "new_families": new_families,
-                        "selection_strength": selection_strength, "belief_sigma": belief_sigma}.items():
-        if value < 0:
-            raise ValueError(f"{name} must be >= 0, got {value}")
+    _check_options(preset, days, locals())
     days = int(days)
     per_day = PRESETS[preset] if attempts_per_day is None else int(attempts_per_day)
     if per_day < 1:
@@ -705,6 +286,97 @@ def simulate(
                                new_families=int(new_families), new_model_share=new_model_share)
     n_hw = len(hardware)
 
+    interactions, releases = _hidden_tables(rng, models, hardware, start_ts, days,
+                                            interaction_sigma=interaction_sigma,
+                                            releases_per_stack=releases_per_stack,
+                                            release_sigma=release_sigma)
+    ctx = physics_arrays(models, hardware, interactions, releases)
+
+    target = per_day * days / (1 + 0.05 * retry_rate)
+    seeds, keep_jobs, att_job, att_time = _submissions(rng, models, start_ns, end_ns, days, target,
+                                                       recurring_share=recurring_share,
+                                                       sweep_share=sweep_share)
+    n_jobs = len(keep_jobs)
+
+    model = seeds["model"][keep_jobs]
+    trainers, batch, precision, parallelism, seq = _launch_config(rng, models, model, seeds["spread"][keep_jobs])
+    variant = np.exp(rng.normal(0, variant_sigma, n_jobs))
+    memory_factor = np.exp(rng.normal(0, 0.08, n_jobs))
+    job_hours = models["_hours"].to_numpy(float)[model] * np.exp(rng.normal(0, 0.5, n_jobs))
+    job_t0 = seeds["t0"][keep_jobs]
+
+    candidates, drop, launch_rows = scheduler_candidates(
+        ctx, rng, hardware, model, job_t0, trainers=trainers, batch=batch, precision=precision,
+        parallelism=parallelism, seq=seq, variant=variant, memory_factor=memory_factor)
+
+    # expected throughput of each job on its candidates (hidden factors included)
+    c_model = np.repeat(model, 3)
+    c_hw = candidates.ravel()
+    c_launch = {k: np.repeat(v[::n_hw], 3) for k, v in launch_rows.items()}
+    truth = evaluate_pairs(ctx, c_model, c_hw, c_launch)
+    cand_thr = truth["throughput"].reshape(n_jobs, 3)
+
+    # attempts: their own configuration and hardware, then retries of failures
+    keep = ~drop[att_job]
+    att_job, att_time = att_job[keep], att_time[keep]
+    family_of_job = models["model_family"].astype(str).to_numpy()[model]
+    config = configuration_changes(rng, ctx, family_of_job, att_job, att_time, candidates, rate=config_change_rate,
+                                    trainers=trainers, batch=batch, precision=precision, parallelism=parallelism)
+    config["seq"] = seq[att_job]
+    config["variant"] = variant[att_job]
+    config["memory_factor"] = memory_factor[att_job]
+    cost = hardware["cost_per_device_hour"].to_numpy(float)
+    choice = placement_choices(rng, att_job, cand_thr / cost[candidates], stickiness=stickiness,
+                                selection_strength=selection_strength, belief_sigma=belief_sigma)
+    att_job, att_time, choice, status, config, step_throughput = run_with_retries(
+        rng, ctx, model, candidates, att_job, att_time, choice, config,
+        failure_rate=failure_rate, retry_rate=retry_rate, end_ns=end_ns)
+    att_hw = candidates[att_job, choice]
+    family_code = ctx["family_code"][model[att_job]]
+    expected = step_throughput * release_factor(ctx, att_hw, family_code, att_time.astype("datetime64[ns]"))
+    throughput, hours = _measured(rng, expected, status, att_job, att_hw, att_time, cand_thr[att_job, 0],
+                                  job_hours, n_hw=n_hw, start_ns=start_ns, days=days, run_noise=run_noise,
+                                  straggler_rate=straggler_rate, day_shock_sigma=day_shock_sigma,
+                                  hardware_day_shock_sigma=hardware_day_shock_sigma)
+    jobs = _job_table(models, hardware, seeds, keep_jobs, candidates, job_hours,
+                      launch={"trainers": trainers, "batch": batch, "precision": precision,
+                              "seq": seq, "parallelism": parallelism, "variant": variant,
+                              "memory_factor": memory_factor})
+    attempts = _attempt_table(jobs, hardware, att_job, att_time, att_hw, status, config, throughput,
+                              hours, expected)
+    assert [c.name for c in ATTEMPT_COLUMNS] == list(attempts.columns[: len(ATTEMPT_COLUMNS)])
+    return Fleet(attempts=attempts, hardware=hardware, models=models, jobs=jobs,
+                 interactions=interactions, releases=releases, params=params)
+
+
+def _check_options(preset, days, options: dict) -> None:
+    """Refuse options out of range, each by name."""
+    recurring_share, sweep_share = options["recurring_share"], options["sweep_share"]
+    if preset not in PRESETS:
+        raise ValueError(f"preset must be one of {sorted(PRESETS)}, got {preset!r}")
+    if int(days) != days or days < 1:
+        raise ValueError(f"days must be a positive integer, got {days}")
+    for name, value in {"recurring_share": recurring_share, "sweep_share": sweep_share,
+                        "straggler_rate": options["straggler_rate"], "failure_rate": options["failure_rate"],
+                        "retry_rate": options["retry_rate"], "stickiness": options["stickiness"],
+                        "new_model_share": options["new_model_share"], "config_change_rate": options["config_change_rate"]}.items():
+        if not 0 <= value <= 1:
+            raise ValueError(f"{name} must be in [0, 1], got {value}")
+    if recurring_share + sweep_share > 1:
+        raise ValueError("recurring_share + sweep_share must be at most 1")
+    for name, value in {"variant_sigma": options["variant_sigma"], "interaction_sigma": options["interaction_sigma"],
+                        "run_noise": options["run_noise"], "release_sigma": options["release_sigma"],
+                        "day_shock_sigma": options["day_shock_sigma"], "hardware_day_shock_sigma": options["hardware_day_shock_sigma"],
+                        "family_drift_sigma": options["family_drift_sigma"], "new_families": options["new_families"],
+                        "selection_strength": options["selection_strength"], "belief_sigma": options["belief_sigma"]}.items():
+        if value < 0:
+            raise ValueError(f"{name} must be >= 0, got {value}")
+
+
+def _hidden_tables(rng, models, hardware, start_ts, days, *, interaction_sigma, releases_per_stack,
+                   release_sigma):
+    """The hidden per-(model type, hardware type) interaction and the software releases."""
+    n_hw = len(hardware)
     # hidden tables: per-(type, hardware) interaction and software releases
     inter = np.exp(rng.normal(0, interaction_sigma, (len(models), n_hw)))
     interactions = pd.DataFrame({
@@ -722,10 +394,17 @@ def simulate(
     releases["time"] = releases["time"].astype("datetime64[ns]")
     releases["software"] = releases["software"].astype("category")
     releases["model_family"] = pd.Categorical(releases["model_family"], categories=list(FAMILIES))
-    ctx = _context(models, hardware, interactions, releases)
+    return interactions, releases
 
+
+def _submissions(rng, models, start_ns, end_ns, days, target, *, recurring_share, sweep_share):
+    """Jobs and the submission time of each of their runs in the period.
+
+    The job pool is drawn generously, then jobs are kept in random order until
+    the target of attempts is met. Returns the drawn jobs, the kept ones, and
+    each kept run's job (position among the kept) and submission time.
+    """
     # job pool: draw generously, then keep jobs in random order until the target is met
-    target = per_day * days / (1 + 0.05 * retry_rate)
     pool_size = int(target / 3) + 200
     while True:
         seeds = _draw_jobs(rng, models, pool_size, start_ns, days, recurring_share=recurring_share,
@@ -755,86 +434,13 @@ def simulate(
     sel = inside & (job_pos[job_of_run] >= 0)
     att_job = job_pos[job_of_run[sel]]
     att_time = t[sel]
-    n_jobs = len(keep_jobs)
+    return seeds, keep_jobs, att_job, att_time
 
-    model = seeds["model"][keep_jobs]
-    trainers, batch, precision, parallelism, seq = _launch_config(rng, models, model, seeds["spread"][keep_jobs])
-    variant = np.exp(rng.normal(0, variant_sigma, n_jobs))
-    memory_factor = np.exp(rng.normal(0, 0.08, n_jobs))
-    job_hours = models["_hours"].to_numpy(float)[model] * np.exp(rng.normal(0, 0.5, n_jobs))
-    job_t0 = seeds["t0"][keep_jobs]
 
-    # the scheduler's candidates: feasible by its nominal estimate, weighted by capacity
-    launch_rows = {
-        "trainers": np.repeat(trainers, n_hw), "batch": np.repeat(batch, n_hw),
-        "precision": np.repeat(precision, n_hw), "parallelism": np.repeat(parallelism, n_hw),
-        "seq": np.repeat(seq, n_hw), "variant": np.repeat(variant, n_hw),
-        "memory_factor": np.repeat(memory_factor, n_hw),
-    }
-    all_model = np.repeat(model, n_hw)
-    all_hw = np.tile(np.arange(n_hw), n_jobs)
-    prec_code = pd.Index(PRECISIONS).get_indexer(precision)
-    peak_ok = np.isfinite(ctx["peaks"][:, prec_code].T)
-    supported = (ctx["maturity"][:, ctx["kind_code"][model]].T > 0) & peak_ok
-    introduced = ctx["introduced"].astype(np.int64)
-    age_days = (job_t0[:, None] - introduced[None, :]) / 86400e9
-    capacity = hardware["capacity_weight"].to_numpy(float)[None, :] * np.clip(age_days / 10, 0, 1)
-    usable = supported & (capacity > 0)
-    fits = _evaluate_in_blocks(ctx, all_model, all_hw, launch_rows, nominal=True)["feasible"].reshape(n_jobs, n_hw) & usable
-    # users shrink a configuration that fits nowhere: halve the batch, else add trainers
-    for _ in range(8):
-        stuck = np.flatnonzero(~fits.any(axis=1) & usable.any(axis=1))
-        if not len(stuck):
-            break
-        halve = batch[stuck] > 1
-        batch[stuck] = np.where(halve, batch[stuck] // 2, batch[stuck])
-        trainers[stuck] = np.where(halve, trainers[stuck], trainers[stuck] * 2)
-        rows = (stuck[:, None] * n_hw + np.arange(n_hw)[None, :]).ravel()
-        sub = {k: v[rows] for k, v in launch_rows.items()}
-        sub["trainers"] = np.repeat(trainers[stuck], n_hw)
-        sub["batch"] = np.repeat(batch[stuck], n_hw)
-        again = _evaluate(ctx, all_model[rows], all_hw[rows], sub, nominal=True)
-        fits[stuck] = again["feasible"].reshape(len(stuck), n_hw) & usable[stuck]
-    launch_rows["trainers"] = np.repeat(trainers, n_hw)
-    launch_rows["batch"] = np.repeat(batch, n_hw)
-    # jobs that fit nowhere (by the estimate) land on the largest memory that runs them
-    no_fit = ~fits.any(axis=1)
-    largest = np.where(usable, hardware["memory_gb"].to_numpy(float)[None, :], -1).argmax(axis=1)
-    keys = np.where(fits, np.log(np.where(capacity > 0, capacity, 1)) + rng.gumbel(size=fits.shape), -np.inf)
-    ranked = np.argsort(-keys, axis=1)[:, :3]
-    n_ok = fits.sum(axis=1)
-    for j in (1, 2):
-        ranked[:, j] = np.where(n_ok > j, ranked[:, j], ranked[:, 0])
-    ranked[no_fit] = largest[no_fit, None]
-    drop = ~usable.any(axis=1)  # no stack runs this family at this precision: never submitted
-    candidates = ranked
-
-    # expected throughput of each job on its candidates (hidden factors included)
-    c_model = np.repeat(model, 3)
-    c_hw = candidates.ravel()
-    c_launch = {k: np.repeat(v[::n_hw], 3) for k, v in launch_rows.items()}
-    truth = _evaluate(ctx, c_model, c_hw, c_launch)
-    cand_thr = truth["throughput"].reshape(n_jobs, 3)
-
-    # attempts: their own configuration and hardware, then retries of failures
-    keep = ~drop[att_job]
-    att_job, att_time = att_job[keep], att_time[keep]
-    family_of_job = models["model_family"].astype(str).to_numpy()[model]
-    config = _configuration_changes(rng, ctx, family_of_job, att_job, att_time, candidates, rate=config_change_rate,
-                                    trainers=trainers, batch=batch, precision=precision, parallelism=parallelism)
-    config["seq"] = seq[att_job]
-    config["variant"] = variant[att_job]
-    config["memory_factor"] = memory_factor[att_job]
-    cost = hardware["cost_per_device_hour"].to_numpy(float)
-    choice = _placement_choices(rng, att_job, cand_thr / cost[candidates], stickiness=stickiness,
-                                selection_strength=selection_strength, belief_sigma=belief_sigma)
-    att_job, att_time, choice, status, config, step_throughput = _run_with_retries(
-        rng, ctx, model, candidates, att_job, att_time, choice, config,
-        failure_rate=failure_rate, retry_rate=retry_rate, end_ns=end_ns)
-    att_hw = candidates[att_job, choice]
+def _measured(rng, expected, status, att_job, att_hw, att_time, home, job_hours, *, n_hw, start_ns, days,
+              run_noise, straggler_rate, day_shock_sigma, hardware_day_shock_sigma):
+    """What each attempt measured (run noise, stragglers, day shocks) and how long it ran."""
     n_att = len(att_job)
-    family_code = ctx["family_code"][model[att_job]]
-    expected = step_throughput * _release_factor(ctx, att_hw, family_code, att_time.astype("datetime64[ns]"))
     noise = np.exp(rng.normal(0, run_noise, n_att))
     degraded = rng.uniform(size=n_att) < straggler_rate
     noise = np.where(degraded, noise * rng.uniform(0.3, 0.85, n_att), noise)
@@ -843,12 +449,20 @@ def simulate(
     ok = status == 0
     throughput = np.where(ok, expected * noise, np.nan)
     # runs train a fixed amount of work: slower hardware runs longer
-    home = cand_thr[att_job, 0]
     slowdown = np.clip(home / np.where(expected > 0, expected, home), 0.2, 5.0)
     hours = job_hours[att_job] * slowdown * np.exp(rng.normal(0, 0.2, n_att))
     hours = np.where(status == 2, hours * rng.uniform(0.01, 1.0, n_att), hours)
     hours = np.where(status == 1, rng.uniform(0.02, 0.25, n_att), hours)
+    return throughput, hours
 
+
+def _job_table(models, hardware, seeds, keep_jobs, candidates, job_hours, *, launch: dict):
+    """One row per job: its launch configuration and its hidden factors."""
+    trainers, batch, precision, seq = launch["trainers"], launch["batch"], launch["precision"], launch["seq"]
+    parallelism, variant, memory_factor = launch["parallelism"], launch["variant"], launch["memory_factor"]
+    model = seeds["model"][keep_jobs]
+    job_t0 = seeds["t0"][keep_jobs]
+    n_jobs = len(keep_jobs)
     job_ids = np.arange(n_jobs, dtype=np.int64) + 1
     type_cats = models["model_type"].cat.categories
     fam_cats = models["model_family"].cat.categories
@@ -878,16 +492,24 @@ def simulate(
         "_alternative_1": pd.Categorical.from_codes(hw_codes_in_cats[candidates[:, 1]], categories=hw_cats),
         "_alternative_2": pd.Categorical.from_codes(hw_codes_in_cats[candidates[:, 2]], categories=hw_cats),
     })
+    return jobs
+
+
+def _attempt_table(jobs, hardware, att_job, att_time, att_hw, status, config, throughput, hours, expected):
+    """One row per attempt, in the schema's columns, plus the noiseless truth."""
+    n_att = len(att_job)
+    hw_cats = hardware["hardware_type"].cat.categories
+    hw_codes_in_cats = hw_cats.get_indexer(hardware["hardware_type"].astype(str))
     attempts = pd.DataFrame({
         "attempt_id": np.arange(1, n_att + 1, dtype=np.int64),
-        "job_id": job_ids[att_job],
+        "job_id": jobs["job_id"].to_numpy()[att_job],
         "submit_time": att_time.astype("datetime64[ns]"),
         "model_type": jobs["model_type"].array.take(att_job),
         "model_family": jobs["model_family"].array.take(att_job),
         "trainer_count": config["trainers"],
         "batch_size": config["batch"],
         "precision": pd.Categorical(config["precision"], categories=list(PRECISIONS)),
-        "seq_len": seq_col.take(att_job),
+        "seq_len": jobs["seq_len"].array.take(att_job),
         "parallelism": pd.Categorical(config["parallelism"], categories=list(_PARALLELISM_CODES)),
         "hardware_type": pd.Categorical.from_codes(hw_codes_in_cats[att_hw], categories=hw_cats),
         "status": pd.Categorical.from_codes(status, categories=list(STATUSES)),
@@ -897,117 +519,8 @@ def simulate(
         "end_time": (att_time + (hours * 3600e9).astype(np.int64)).astype("datetime64[ns]"),
         "expected_throughput": np.where(status == 1, np.nan, expected),
     })
-    assert [c.name for c in ATTEMPT_COLUMNS] == list(attempts.columns[: len(ATTEMPT_COLUMNS)])
-    return Fleet(attempts=attempts, hardware=hardware, models=models, jobs=jobs,
-                 interactions=interactions, releases=releases, params=params)
+    return attempts
 
-
-def _configuration_changes(rng, ctx: dict, family_of_job, att_job, att_time, candidates, *, rate: float,
-                           trainers, batch, precision, parallelism) -> dict:
-    """Each attempt's launch configuration: its job's, changed by its owner between runs.
-
-    From the second run of a job on, each run changes with chance ``rate``
-    one of: the batch size (halved or doubled), the trainer count (halved or
-    doubled), the precision (to another the family uses and every candidate
-    of the job runs; the next change of precision goes back). Changes stay
-    for the job's later runs; sizes stay within a factor of four of the
-    first run's.
-    """
-    n = len(att_job)
-    order = np.lexsort((att_time, att_job))
-    sorted_job = att_job[order]
-    first = np.r_[True, sorted_job[1:] != sorted_job[:-1]] if n else np.zeros(0, dtype=bool)
-    change = (rng.uniform(size=n) < rate) & ~first
-    what = rng.integers(0, 3, n)
-    step = rng.choice([-1, 1], n)
-    # running sums within each job (rows sorted by job, then time)
-    segment = np.maximum.accumulate(np.where(first, np.arange(n), 0))
-
-    def per_job_sum(values):
-        total = np.cumsum(values)
-        return total - total[segment] + values[segment]
-
-    shift_b = np.clip(per_job_sum(np.where(change & (what == 0), step, 0)), -2, 2)
-    shift_t = np.clip(per_job_sum(np.where(change & (what == 1), step, 0)), -2, 2)
-    flips = per_job_sum((change & (what == 2)).astype(np.int64))
-    jobs = sorted_job
-    out = {
-        "trainers": np.where(shift_t == 0, trainers[jobs],
-                             np.clip(trainers[jobs] * 2.0**shift_t, 1, _MAX_TRAINERS)).astype(np.int64),
-        "batch": np.maximum(1, batch[jobs] * 2.0**shift_b).astype(np.int64),
-        "precision": np.where(flips % 2 == 1, _other_precision(rng, ctx, family_of_job, candidates, precision)[jobs],
-                              precision[jobs]),
-    }
-    out["parallelism"] = np.where((out["trainers"] == 1) & (parallelism[jobs] != "hybrid"), "data", parallelism[jobs])
-    back = np.empty(n, dtype=np.int64)
-    back[order] = np.arange(n)
-    return {k: v[back] for k, v in out.items()}
-
-
-def _other_precision(rng, ctx: dict, family_of_job: np.ndarray, candidates, precision) -> np.ndarray:
-    """Per job, the precision its owner would switch to (its own where it runs on not every candidate)."""
-    other = precision.copy()
-    for name, fam in FAMILIES.items():
-        jobs = np.flatnonzero(family_of_job == name)
-        if len(jobs):
-            other[jobs] = _pick(rng, list(fam.precisions), list(fam.precisions.values()), len(jobs))
-    code = pd.Index(PRECISIONS).get_indexer(other)
-    runs_everywhere = np.isfinite(ctx["peaks"][candidates, code[:, None]]).all(axis=1)
-    return np.where(runs_everywhere, other, precision)
-
-
-def _placement_choices(rng, att_job, per_cost, *, stickiness: float, selection_strength: float,
-                       belief_sigma: float) -> np.ndarray:
-    """Which of its job's three candidates each attempt runs on (0: the usual type).
-
-    The scheduler keeps a job on its usual type with chance ``stickiness``
-    and otherwise tries the two alternatives (72:28), but leans, by
-    ``selection_strength``, toward the candidate it believes gives the job
-    the most throughput per cost: the truth, seen through a lognormal error
-    of log-sd ``belief_sigma``. So jobs are seen more on the types where
-    they run well: the selection bias of a real log.
-    """
-    n_jobs = len(per_cost)
-    alt = 1 - stickiness
-    base = np.log(np.array([stickiness, alt * 0.72, alt * 0.28]) + 1e-12)
-    belief = np.log(np.where(np.isfinite(per_cost) & (per_cost > 0), per_cost, np.nan))
-    belief = belief + rng.normal(0, belief_sigma, (n_jobs, 3))
-    lean = np.clip(np.nan_to_num(belief - belief[:, :1], nan=-5.0), -5.0, 5.0)
-    logits = base[None, :] + selection_strength * lean
-    weights = np.exp(logits - logits.max(axis=1, keepdims=True))
-    cumulative = np.cumsum(weights / weights.sum(axis=1, keepdims=True), axis=1)
-    draw = rng.uniform(size=len(att_job))
-    return np.minimum((draw[:, None] > cumulative[att_job]).sum(axis=1), 2)
-
-
-def _run_with_retries(rng, ctx: dict, model, candidates, att_job, att_time, choice, config: dict, *,
-                      failure_rate: float, retry_rate: float, end_ns: int):
-    """Run each attempt (status, step throughput), retry a share of failures within hours, sort by time.
-
-    A retry keeps its attempt's configuration; after an ``oom`` it moves to
-    the job's next candidate. Returns the attempts' jobs, times, candidate
-    choices, statuses, configurations and expected step throughput (before
-    software releases), in order of submission.
-    """
-    truth = _evaluate_in_blocks(ctx, model[att_job], candidates[att_job, choice], config)
-    status = _status(rng, truth["feasible"], failure_rate)
-    retry = np.flatnonzero((status != 0) & (rng.uniform(size=len(status)) < retry_rate))
-    r_choice = np.where(status[retry] == 1, (choice[retry] + 1) % 3, choice[retry])
-    r_time = att_time[retry] + (rng.uniform(0.1, 3.0, len(retry)) * 3600e9).astype(np.int64)
-    r_config = {k: v[retry] for k, v in config.items()}
-    r_truth = _evaluate_in_blocks(ctx, model[att_job[retry]], candidates[att_job[retry], r_choice], r_config)
-    r_status = _status(rng, r_truth["feasible"], failure_rate)
-    in_time = r_time < end_ns
-    source = np.concatenate([np.arange(len(att_job)), retry[in_time]])  # the attempt each row runs as
-    att_time = np.concatenate([att_time, r_time[in_time]])
-    choice = np.concatenate([choice, r_choice[in_time]])
-    status = np.concatenate([status, r_status[in_time]])
-    step_throughput = np.concatenate([truth["throughput"], r_truth["throughput"][in_time]])
-    order = np.lexsort((att_job[source], att_time))
-    source = source[order]
-    config = {k: v[source] for k, v in config.items()}
-    return (att_job[source], att_time[order], choice[order], status[order], config,
-            step_throughput[order])
 
 
 def _day_shocks(rng, days: int, n_hw: int, fleet_sigma: float, hardware_sigma: float) -> np.ndarray:
@@ -1021,142 +534,3 @@ def _day_shocks(rng, days: int, n_hw: int, fleet_sigma: float, hardware_sigma: f
     return np.exp(fleet[None, :] + by_type)
 
 
-def _status(rng, fits: np.ndarray, failure_rate: float) -> np.ndarray:
-    """0 ok, 1 oom (does not fit), 2 failed for another reason."""
-    failed = rng.uniform(size=len(fits)) < failure_rate
-    return np.where(~fits, 1, np.where(failed, 2, 0)).astype(np.int8)
-
-
-def lookup_table_score(attempts: pd.DataFrame, *, train_days: int = 30, start=None) -> dict:
-    """Score the fleet's old lookup table on the day after a training window.
-
-    The table (:class:`leapml.baselines.LookupTableRegressor`, its default 19
-    model types) is fitted on the completed attempts of the first
-    ``train_days`` days and scored on the completed attempts of the next day.
-    A log shorter than ``train_days + 1`` days trains on every day but its last.
-
-    Returns
-    -------
-    dict
-        ``coverage`` (share of the scored attempts the table answers),
-        ``accuracy`` (share of those within +-20% of the measured throughput),
-        ``n_scored``, ``train_days``.
-
-    Examples
-    --------
-    >>> score = lookup_table_score(simulate("tiny", days=4, seed=0).attempts, train_days=3)
-    >>> sorted(score)
-    ['accuracy', 'coverage', 'n_scored', 'train_days']
-    """
-    from ..baselines import LookupTableRegressor
-
-    times = attempts["submit_time"]
-    first = pd.Timestamp(times.min()).normalize() if start is None else pd.Timestamp(start)
-    n_days = int(np.ceil((pd.Timestamp(times.max()) - first) / pd.Timedelta(days=1)))
-    train_days = max(1, min(int(train_days), n_days - 1))
-    cut = first + pd.Timedelta(days=train_days)
-    ok = (attempts["status"].astype(str) == "ok").to_numpy()
-    train = attempts[ok & (times < cut).to_numpy()]
-    test = attempts[ok & ((times >= cut) & (times < cut + pd.Timedelta(days=1))).to_numpy()]
-    if not len(train) or not len(test):
-        return {"coverage": float("nan"), "accuracy": float("nan"), "n_scored": len(test), "train_days": train_days}
-    table = LookupTableRegressor().fit(train, train["throughput"].to_numpy(float))
-    pred = table.predict(test)
-    covered = np.isfinite(pred)
-    measured = test["throughput"].to_numpy(float)
-    within = np.abs(pred[covered] / measured[covered] - 1) <= 0.20
-    return {
-        "coverage": float(covered.mean()),
-        "accuracy": float(within.mean()) if covered.any() else float("nan"),
-        "n_scored": int(len(test)),
-        "train_days": train_days,
-    }
-
-
-def describe(fleet: Fleet, *, train_days: int = 30) -> pd.DataFrame:
-    """The calibration properties of a simulated fleet, with targets and pass/fail.
-
-    Targets are those of the design of the production fleet: attempts a day
-    within 10% of the configured rate, more than 660 model types and more than
-    20 hardware types seen, throughput spanning at least seven orders of
-    magnitude, and the lookup table (trained on ``train_days`` days, scored on
-    the next) covering 10-16% of the completed attempts, within +-20% on
-    45-60% of those. Rows without a target inform only.
-
-    Parameters
-    ----------
-    fleet : Fleet
-    train_days : int, default=30
-        Training window of the lookup table.
-
-    Returns
-    -------
-    DataFrame
-        Columns ``property``, ``value`` (float), ``target`` (text) and
-        ``passed`` (nullable boolean; NA where there is no target).
-
-    Examples
-    --------
-    >>> table = describe(simulate("tiny", days=3, seed=0), train_days=2)
-    >>> list(table.columns)
-    ['property', 'value', 'target', 'passed']
-    """
-    att = fleet.attempts
-    days = fleet.params.get("days") or max(1, (att["submit_time"].max() - att["submit_time"].min()).days + 1)
-    per_day = fleet.params.get("attempts_per_day")
-    ok = att["status"].astype(str) == "ok"
-    thr = att.loc[ok, "throughput"].to_numpy(float)
-    span = float(np.log10(thr.max() / thr.min())) if len(thr) else float("nan")
-    score = lookup_table_score(att, train_days=train_days, start=fleet.params.get("start"))
-    earlier = att["job_id"].duplicated(keep="first").mean()
-    rows = [
-        ("attempts a day", len(att) / days, f"~{per_day:,}" if per_day else "~25,000",
-         None if not per_day else abs(len(att) / days / per_day - 1) <= 0.10),
-        ("model types seen", att["model_type"].nunique(), "> 660", att["model_type"].nunique() > 660),
-        ("hardware types seen", att["hardware_type"].nunique(), "> 20", att["hardware_type"].nunique() > 20),
-        ("throughput range, log10(max/min) over completed attempts", span, ">= 7", span >= 7),
-        (f"lookup-table coverage (train {score['train_days']} days, score the next)",
-         score["coverage"], "0.10-0.16", 0.10 <= score["coverage"] <= 0.16),
-        ("lookup-table accuracy at +-20% on covered attempts", score["accuracy"], "0.45-0.60",
-         0.45 <= score["accuracy"] <= 0.60),
-        ("share of attempts with an earlier run of their job", earlier, "", None),
-        ("share of attempts out of memory", (att["status"].astype(str) == "oom").mean(), "", None),
-        ("share of attempts failed", (att["status"].astype(str) == "failed").mean(), "", None),
-        ("hardware types per job (median)",
-         att.groupby("job_id", observed=True)["hardware_type"].nunique().median(), "", None),
-    ]
-    return pd.DataFrame({
-        "property": [r[0] for r in rows],
-        "value": np.array([r[1] for r in rows], dtype=float),
-        "target": [r[2] for r in rows],
-        "passed": pd.array([r[3] if r[3] is None else bool(r[3]) for r in rows], dtype="boolean"),
-    })
-
-
-def format_description(table: pd.DataFrame) -> str:
-    """Format :func:`describe`'s table as a Markdown table.
-
-    Examples
-    --------
-    >>> print(format_description(pd.DataFrame({"property": ["model types seen"], "value": [700.0],
-    ...     "target": ["> 660"], "passed": pd.array([True], dtype="boolean")})))
-    | property | value | target | pass |
-    |---|---|---|---|
-    | model types seen | 700 | > 660 | yes |
-    """
-    lines = ["| property | value | target | pass |", "|---|---|---|---|"]
-    for row in table.itertuples(index=False):
-        value = row.value
-        if not np.isfinite(value):
-            text = "n/a"
-        elif float(value).is_integer() and abs(value) >= 1:
-            text = f"{int(value):,}"
-        elif abs(value) >= 100:
-            text = f"{value:,.0f}"
-        elif abs(value) >= 1:
-            text = f"{value:.2f}"
-        else:
-            text = f"{value:.3f}"
-        passed = "" if pd.isna(row.passed) else ("yes" if row.passed else "no")
-        lines.append(f"| {row.property} | {text} | {row.target} | {passed} |")
-    return "\n".join(lines)

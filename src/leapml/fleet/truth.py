@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from ..features import outcome_known_time
-from .simulator import _expected
+from .throughput import expected_pairs, launch_arrays, physics_arrays
 
 __all__ = ["expected_at_submission"]
 
@@ -60,13 +60,13 @@ def expected_at_submission(fleet, attempts: pd.DataFrame, *, max_runs: int = 8) 
     if max_runs < 1:
         raise ValueError(f"max_runs must be >= 1, got {max_runs}")
     query = attempts.reset_index(drop=True)
-    ctx = fleet._context()
+    ctx = physics_arrays(fleet.models, fleet.hardware, fleet.interactions, fleet.releases)
     log_variant = np.zeros(len(query))
     query_row, run_row, runs = _earlier_runs(fleet.attempts, query, max_runs)
     if len(query_row):
         prior_sd = float(fleet.params.get("variant_sigma", 0.4)) or 1e-6
         noise_sd = max(float(fleet.params.get("run_noise", 0.06)), 1e-3)
-        model_code, launch = fleet._launch_arrays(runs)
+        model_code, launch = launch_arrays(fleet.models, runs)
         hardware = _hardware_codes(fleet, runs)
         times = runs["submit_time"].to_numpy("datetime64[ns]")
         measured = np.log(runs["throughput"].to_numpy(float))
@@ -79,7 +79,7 @@ def expected_at_submission(fleet, attempts: pd.DataFrame, *, max_runs: int = 8) 
                 part = slice(lo, lo + _PAIRS_PER_BLOCK)
                 q, r = query_row[part], run_row[part]
                 candidate = centre[q][:, None] + grid[None, :]
-                log_expected = _log_expected(ctx, model_code[r], hardware[r], launch, r, times[r], candidate)
+                log_expected = _logexpected_pairs(ctx, model_code[r], hardware[r], launch, r, times[r], candidate)
                 residual = np.clip((measured[r][:, None] - log_expected) / noise_sd, -3.0, 3.0)
                 np.add.at(loss, q, residual**2)
             candidates = centre[:, None] + grid[None, :]
@@ -88,10 +88,10 @@ def expected_at_submission(fleet, attempts: pd.DataFrame, *, max_runs: int = 8) 
             best = candidates[np.arange(len(query)), loss.argmin(axis=1)]
             centre = np.where(has_runs, best, 0.0)
         log_variant = centre
-    model_code, launch = fleet._launch_arrays(query)
+    model_code, launch = launch_arrays(fleet.models, query)
     launch["variant"] = np.exp(log_variant)
     launch["memory_factor"] = np.ones(len(query))
-    thr, _ = _expected(ctx, model_code, _hardware_codes(fleet, query), launch,
+    thr, _ = expected_pairs(ctx, model_code, _hardware_codes(fleet, query), launch,
                        query["submit_time"].to_numpy("datetime64[ns]"))
     return thr
 
@@ -105,14 +105,14 @@ def _hardware_codes(fleet, frame: pd.DataFrame) -> np.ndarray:
     return codes
 
 
-def _log_expected(ctx, model_code, hardware, launch, rows, times, log_variant) -> np.ndarray:
+def _logexpected_pairs(ctx, model_code, hardware, launch, rows, times, log_variant) -> np.ndarray:
     """Log expected throughput of runs ``rows`` at each of several log factors (one column each)."""
     n, k = log_variant.shape
     repeat = np.repeat(np.arange(n), k)
     pairs = {name: array[rows][repeat] for name, array in launch.items()}
     pairs["variant"] = np.exp(log_variant.ravel())
     pairs["memory_factor"] = np.ones(n * k)
-    thr, _ = _expected(ctx, model_code[repeat], hardware[repeat], pairs, times[repeat])
+    thr, _ = expected_pairs(ctx, model_code[repeat], hardware[repeat], pairs, times[repeat])
     return np.log(thr).reshape(n, k)
 
 

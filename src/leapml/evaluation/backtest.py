@@ -1,4 +1,4 @@
-"""Nightly retrain-and-score backtest, held-out experiments and ranking regret.
+"""Nightly retrain-and-score backtest (held-out experiments: :mod:`leapml.evaluation.held_out`).
 
 The fleet retrains every night on the last ``window_days`` days of completed
 attempts and predicts the next day's. :func:`nightly` replays that schedule
@@ -26,12 +26,12 @@ from joblib import Parallel, delayed
 from sklearn.base import clone
 from tqdm.auto import tqdm
 
-from ._calendar import add_days, day_start, days_between, on_clock, on_or_before
-from .features import build_features, candidate_rows, outcome_known_time
+from .._calendar import add_days, day_start, days_between, on_clock
+from ..features import build_features
+from ..placement import completed_between
+from ..schema import validate_attempts, validate_hardware
 from .metrics import coverage, median_absolute_percentage_error, within_tolerance
-from .placement import completed_between, same_families
-from .ranking import rank_candidates
-from .schema import validate_attempts, validate_hardware
+from .regret import CEILING, REGRET_CANDIDATES, SUBMISSION_CEILING, night_regret
 
 __all__ = [
     "CEILING",
@@ -39,20 +39,8 @@ __all__ = [
     "PUBLISHED",
     "BacktestResult",
     "default_models",
-    "held_out",
     "nightly",
 ]
-
-#: Name under which a model is replaced by the simulator's noiseless truth.
-CEILING = "ceiling"
-
-#: Name of the submission-time ceiling: the truth with the job's hidden factors
-#: estimated from its runs finished before the submission (``submission_oracle``).
-SUBMISSION_CEILING = "submission_ceiling"
-
-#: The candidate sets regret is measured over: those that truly fit (an
-#: oracle's), and those each policy itself would consider.
-REGRET_CANDIDATES = ("known_feasible", "considered")
 
 #: Figures published for the production fleet (LEAP paper), for comparison.
 PUBLISHED = {
@@ -94,8 +82,8 @@ def default_models(
     >>> sorted(default_models())
     ['ceiling', 'leap', 'lookup_table', 'persistence', 'single_lightgbm']
     """
+    from ..regressor import LeapRegressor
     from .baselines import LastMeasuredRegressor, LookupTableRegressor, single_model_reference
-    from .regressor import LeapRegressor
 
     leap = LeapRegressor(random_state=random_state, n_jobs=n_jobs)
     single = single_model_reference(random_state=random_state, n_jobs=1 if n_jobs is None else n_jobs)
@@ -319,7 +307,7 @@ def nightly(
     Examples
     --------
     >>> from leapml.fleet import simulate
-    >>> from leapml.backtest import nightly, default_models
+    >>> from leapml.evaluation.backtest import nightly, default_models
     >>> fleet = simulate("tiny", days=6, seed=0)
     >>> result = nightly(fleet.attempts, fleet.hardware, window_days=4, nights=1,
     ...                  models=default_models(n_estimators=10), progress=False)
@@ -472,7 +460,7 @@ def _run_night(ctx: _Context, night: pd.Timestamp, seed: int):
     regret = None
     if ctx.oracle is not None:
         ctx.announce(night, "ranking hardware for the regret")
-        regret = _night_regret(ctx, night, scored, fitted, seed)
+        regret = night_regret(ctx, night, scored, fitted, seed)
         ctx.advance()
     fit_seconds = pd.DataFrame(seconds, columns=["night", "model", "seconds"])
     return scores, pred_frame, regret, fit_seconds
@@ -510,253 +498,4 @@ def _score_row(night, model, slice_name, y, pred, weights) -> dict:
         "within_10_by_device_hours": within_tolerance(y, pred, tol=0.1, sample_weight=weights),
         "coverage": coverage(pred),
         "median_ape": median_absolute_percentage_error(y, pred),
-    }
-
-
-def _night_regret(ctx: _Context, night, scored: pd.DataFrame, fitted: dict, seed: int) -> pd.DataFrame:
-    """Rank the night's jobs' candidates with each policy, among known-feasible and considered types."""
-    jobs = scored.drop_duplicates("job_id", keep="first")
-    if ctx.regret_jobs is not None and len(jobs) > ctx.regret_jobs:
-        jobs = jobs.sample(ctx.regret_jobs, random_state=seed)
-    hardware = ctx.hardware
-    available = hardware.loc[on_or_before(hardware["introduced"], night), "hardware_type"].astype(str).tolist()
-    truth = ctx.oracle(jobs, available)
-    truth = truth[["job_id", "hardware_type", "expected_throughput", "feasible"]].copy()
-    truth["hardware_type"] = truth["hardware_type"].astype(str)
-
-    candidates = candidate_rows(jobs, available, at=jobs["submit_time"])
-    X = build_features(candidates, hardware, history=same_families(ctx.attempts, candidates),
-                       outcome_known=ctx.outcome_known)
-    base = candidates[["job_id", "hardware_type", "trainer_count"]].copy()
-    base["hardware_type"] = base["hardware_type"].astype(str)
-    base = base.merge(truth, on=["job_id", "hardware_type"], how="left", validate="one_to_one")
-    base["feasible"] = base["feasible"].fillna(False).astype(bool)
-    base["considered"] = _considered(ctx.feasibility, candidates, X)
-    cost = dict(zip(hardware["hardware_type"].astype(str), hardware["cost_per_device_hour"], strict=True))
-    base["true_per_cost"] = base["expected_throughput"] / (
-        base["hardware_type"].map(cost) * base["trainer_count"]
-    )
-    best = base[base["feasible"]].groupby("job_id")["true_per_cost"].max()
-    predicted = {name: np.asarray(estimator.predict(X), dtype=float) for name, estimator in fitted.items()}
-    if CEILING in ctx.models:
-        predicted[CEILING] = base["expected_throughput"].to_numpy(float)
-    last_hardware = _last_hardware(ctx.attempts, jobs, ctx.outcome_known)
-    true_lookup = base.set_index(["job_id", "hardware_type"])["true_per_cost"]
-    rows = []
-    for candidates_name, column in zip(REGRET_CANDIDATES, ("feasible", "considered"), strict=True):
-        picks = _picks(base, predicted, cost, column)
-        picks["stay_on_last_hardware"] = last_hardware
-        for policy, pick in picks.items():
-            pick = pick.reindex(best.index)
-            keys = list(zip(pick.index, pick.astype(str), strict=True))
-            # a pick that does not fit (or no pick) runs nothing: all is lost
-            value = true_lookup.reindex(keys).to_numpy(float)
-            regret = 1.0 - np.nan_to_num(value, nan=0.0) / best.to_numpy(float)
-            rows.append(
-                pd.DataFrame(
-                    {
-                        "night": night,
-                        "job_id": best.index.to_numpy(),
-                        "policy": policy,
-                        "candidates": candidates_name,
-                        "picked": pick.astype(str).to_numpy(),
-                        "regret": np.clip(regret, 0.0, 1.0),
-                    }
-                )
-            )
-    return pd.concat(rows, ignore_index=True)
-
-
-def _considered(feasibility, candidates: pd.DataFrame, X: pd.DataFrame) -> np.ndarray:
-    """Which candidates a policy considers: every one, or those ``feasibility`` gives >= 0.5."""
-    if feasibility is None:
-        return np.ones(len(candidates), dtype=bool)
-    values = np.asarray(feasibility(candidates, X), dtype=float)
-    if values.shape != (len(candidates),) or not np.isfinite(values).all():
-        raise ValueError(
-            f"feasibility must return one finite value per candidate ({len(candidates)}), "
-            f"got shape {values.shape}"
-        )
-    return values >= 0.5
-
-
-def _picks(base: pd.DataFrame, predicted: dict, cost: dict, column: str) -> dict:
-    """Each policy's pick per job among the candidates where ``column`` holds."""
-    picks = {}
-    for name, values in predicted.items():
-        frame = base.assign(predicted_throughput=values)
-        ranked = rank_candidates(frame, cost=cost, feasible_col=column, top_k=1)
-        ranked = ranked[ranked[column].to_numpy(bool)]  # a job with no candidate left gets no pick
-        picks[name] = ranked.set_index("job_id")["hardware_type"]
-    allowed = base[base[column]]
-    cheapest = allowed.assign(c=allowed["hardware_type"].map(cost)).sort_values(
-        ["job_id", "c", "hardware_type"]
-    )
-    picks["cheapest_feasible"] = cheapest.drop_duplicates("job_id").set_index("job_id")["hardware_type"]
-    return picks
-
-
-def _last_hardware(attempts: pd.DataFrame, jobs: pd.DataFrame, outcome_known=None) -> pd.Series:
-    """The hardware of each job's last run completed (outcome known) before its submission.
-
-    Jobs with no such run stay where the fleet placed this attempt.
-    """
-    ok = attempts["status"].astype(str) == "ok"
-    history = attempts.loc[ok, ["job_id", "hardware_type"]].assign(
-        submit_time=outcome_known_time(attempts[ok], outcome_known=outcome_known).dt.as_unit("ns")
-    )
-    history = history.sort_values("submit_time")
-    query = jobs[["job_id", "submit_time", "hardware_type"]].sort_values("submit_time")
-    query["submit_time"] = query["submit_time"].dt.as_unit("ns")
-    merged = pd.merge_asof(
-        query.rename(columns={"hardware_type": "placed"}),
-        history.rename(columns={"hardware_type": "last"}),
-        on="submit_time",
-        by="job_id",
-        allow_exact_matches=False,
-    )
-    last = merged["last"].astype(object).where(merged["last"].notna(), merged["placed"].astype(object))
-    return pd.Series(last.astype(str).to_numpy(), index=merged["job_id"].to_numpy())
-
-
-def held_out(
-    attempts: pd.DataFrame,
-    hardware: pd.DataFrame,
-    *,
-    by: str = "hardware_type",
-    groups: list | None = None,
-    n_groups: int = 5,
-    model=None,
-    night: str | pd.Timestamp | None = None,
-    window_days: int = 30,
-    test_days: int = 1,
-    n_jobs: int = 1,
-    outcome_known: str | None = None,
-    progress: bool = True,
-) -> pd.DataFrame:
-    """How much accuracy is lost on a hardware type or model family never seen.
-
-    For each group (a hardware type, or a model family), a model is trained
-    on the window without any of the group's attempts and scored on the
-    group's attempts of the next ``test_days`` days, with features built from
-    a history that lacks the group too, as for a type that just arrived in the
-    fleet. The in-distribution reference is the same model trained on the
-    whole window and scored on the same attempts with the full history.
-
-    Parameters
-    ----------
-    attempts, hardware : DataFrame
-        The attempt log and the hardware catalog.
-    by : {"hardware_type", "model_family"}
-        What to hold out.
-    groups : list, optional
-        Which values to hold out; by default the ``n_groups`` with the most
-        attempts to score.
-    n_groups : int, default=5
-        How many groups when ``groups`` is None.
-    model : estimator, optional
-        Defaults to :class:`~leapml.LeapRegressor`.
-    night : timestamp, optional
-        First scored day; defaults to the log's first day plus ``window_days``.
-    window_days, test_days : int
-        Training window (attempts whose outcome became known in it) and scored days.
-    n_jobs : int, default=1
-        Groups held out in parallel with joblib (one task per group).
-    outcome_known : {"end_time", "run_hours", "submit_time"}, optional
-        When an attempt's outcome becomes known (:func:`leapml.features.outcome_known_time`).
-    progress : bool
-        Show a progress bar.
-
-    Returns
-    -------
-    DataFrame
-        One row per group: ``n_attempts``, ``in_distribution`` and
-        ``held_out`` accuracy within +-20%, and ``drop_points``.
-
-    Examples
-    --------
-    >>> from leapml.fleet import simulate
-    >>> from leapml import LeapRegressor
-    >>> fleet = simulate("tiny", days=5, seed=0)
-    >>> table = held_out(fleet.attempts, fleet.hardware, by="hardware_type", n_groups=1,
-    ...                  model=LeapRegressor(n_estimators=5, random_state=0),
-    ...                  window_days=4, progress=False)
-    >>> list(table.columns)
-    ['hardware_type', 'n_attempts', 'in_distribution', 'held_out', 'drop_points']
-    """
-    if by not in ("hardware_type", "model_family"):
-        raise ValueError(f"by must be 'hardware_type' or 'model_family', got {by!r}")
-    if model is None:
-        from .regressor import LeapRegressor
-
-        model = LeapRegressor()
-    attempts = attempts.reset_index(drop=True)
-    t = attempts["submit_time"]
-    if night is None:
-        first = add_days(t.min(), window_days)
-    else:
-        first = day_start(on_clock(night, t.dt.tz))
-    ok = (attempts["status"].astype(str) == "ok").to_numpy()
-    train = completed_between(attempts, start=add_days(first, -window_days), end=first,
-                              outcome_known=outcome_known)
-    test = ok & (t >= first).to_numpy() & (t < add_days(first, test_days)).to_numpy()
-    if not train.any() or not test.any():
-        raise ValueError("no training or test rows around the chosen night; check the dates")
-    key = attempts[by].astype(str)
-    if groups is None:
-        counts = key[test].value_counts()
-        groups = counts.index[:n_groups].tolist()
-    unknown = sorted(set(map(str, groups)) - set(key.unique()))
-    if unknown:
-        raise ValueError(f"{by} value(s) not in the log: {unknown}")
-
-    features = build_features(attempts, hardware, outcome_known=outcome_known)
-    y = attempts["throughput"].to_numpy(float)
-    reference = clone(model).fit(features[train], y[train])
-    experiment = _HeldOut(attempts, hardware, features, y, key, train, test, model, reference, by,
-                          outcome_known)
-    tasks = (delayed(_held_out_group)(experiment, group) for group in groups)
-    results = Parallel(n_jobs=n_jobs, return_as="generator")(tasks)
-    bar = tqdm(results, total=len(groups), desc=f"held-out {by}", disable=not progress)
-    return pd.DataFrame([row for row in bar if row is not None])
-
-
-@dataclass
-class _HeldOut:
-    attempts: pd.DataFrame
-    hardware: pd.DataFrame
-    features: pd.DataFrame
-    y: np.ndarray
-    key: pd.Series
-    train: np.ndarray
-    test: np.ndarray
-    model: object
-    reference: object
-    by: str
-    outcome_known: str | None = None
-
-
-def _held_out_group(ctx: _HeldOut, group) -> dict | None:
-    """One held-out experiment: the group's attempts scored with and without it in training."""
-    attempts, hardware, y = ctx.attempts, ctx.hardware, ctx.y
-    member = (ctx.key == str(group)).to_numpy()
-    scored = ctx.test & member
-    if not scored.any():
-        return None
-    inside = within_tolerance(y[scored], ctx.reference.predict(ctx.features[scored]))
-    # Rebuild every feature from a history without the group, training rows
-    # included: a type that just arrived has left no trace in anyone's history.
-    others = attempts[~member]
-    X_others = build_features(others, hardware, outcome_known=ctx.outcome_known)
-    keep = (ctx.train & ~member)[~member]
-    outside_model = clone(ctx.model).fit(X_others[keep], y[~member][keep])
-    X_out = build_features(attempts[scored], hardware, history=others,
-                           outcome_known=ctx.outcome_known)
-    outside = within_tolerance(y[scored], outside_model.predict(X_out))
-    return {
-        ctx.by: str(group),
-        "n_attempts": int(scored.sum()),
-        "in_distribution": inside,
-        "held_out": outside,
-        "drop_points": 100.0 * (inside - outside),
     }

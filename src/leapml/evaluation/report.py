@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from .backtest import CEILING, SUBMISSION_CEILING, BacktestResult
-from .io import atomic_path, write_table
+from ..files import atomic_path, write_table
+from .backtest import BacktestResult
+from .regret import CEILING, SUBMISSION_CEILING
 
 __all__ = [
     "MATCH_POINTS",
@@ -261,7 +262,7 @@ def _wins_and_losses(tables: dict[str, pd.DataFrame]) -> list[str]:
 
 
 def _caveats(result, preset, nights, held_out) -> str:
-    from .fleet import CALIBRATION
+    from ..fleet import CALIBRATION
 
     notes = []
     if nights < PUBLISHED_NIGHTS:
@@ -290,7 +291,7 @@ def model_trees(models: Mapping[str, object]) -> dict[str, int]:
 
     Examples
     --------
-    >>> from leapml.backtest import default_models
+    >>> from leapml.evaluation.backtest import default_models
     >>> model_trees(default_models(n_estimators=30))
     {'leap': 30, 'single_lightgbm': 30}
     """
@@ -332,7 +333,7 @@ def write_report(
     preamble : str
         Markdown placed after the summary.
     held_out : mapping of str to DataFrame, optional
-        Held-out experiments (:func:`leapml.backtest.held_out`), by name.
+        Held-out experiments (:func:`leapml.evaluation.held_out.held_out`), by name.
     plots : bool, default=True
         Draw the figures.
     preset, window_days, trees
@@ -347,7 +348,7 @@ def write_report(
     --------
     >>> import tempfile
     >>> from leapml.fleet import simulate
-    >>> from leapml.backtest import default_models, nightly
+    >>> from leapml.evaluation.backtest import default_models, nightly
     >>> fleet = simulate("tiny", days=5, seed=0)
     >>> result = nightly(fleet.attempts, fleet.hardware, window_days=4, nights=1,
     ...                  models=default_models(n_estimators=5), progress=False)
@@ -381,7 +382,7 @@ def write_report(
 
 
 def _published_note(result: BacktestResult, preset: str | None) -> str:
-    from .fleet import CALIBRATION
+    from ..fleet import CALIBRATION
 
     nights = int(result.scores["night"].nunique())
     ours = f"the `{preset}` preset" if preset else "this log"

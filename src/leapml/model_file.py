@@ -1,174 +1,41 @@
-"""Reading and writing: attempt logs and catalogs as Parquet, models as safe files.
+"""The safe model file format: a fitted LeapRegressor (and its feasibility model) as a zip.
 
-Every write is atomic: the bytes go to a temporary file beside the target,
-which is then renamed over it, so an interrupted run leaves the previous file
-intact and never a half-written one.
+The file holds JSON and LightGBM model text, checked by SHA-256, and nothing in
+it is ever unpickled. This module imports the estimators it stores; they never
+import it (save with :func:`leapml.save`, read with :func:`leapml.load`).
 """
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import io
 import json
 import math
 import os
-import tempfile
-import threading
 import zipfile
 import zlib
-from collections.abc import Iterator
 from pathlib import Path
 
-import pandas as pd
+import lightgbm as lgb
+import numpy as np
+from lightgbm.basic import LightGBMError
+from sklearn.utils.validation import check_is_fitted
 
-__all__ = ["ModelFileError", "atomic_path", "load", "load_feasibility", "read_table", "save",
-           "write_table"]
+from leapml import __version__
+from leapml._cascade import ConstantModel
+from leapml._lightgbm_text import checked_model_text
+from leapml.feasibility import FeasibilityClassifier
+from leapml.files import atomic_path
+from leapml.regressor import LeapRegressor
+
+__all__ = ["MODEL_FORMAT", "MODEL_FORMAT_VERSION", "ModelFileError", "load", "load_feasibility",
+           "save"]
 
 #: What a LeapRegressor parameter meant in files written before it existed.
 _BEFORE_PARAMETER = {"router": "multiclass", "combine": "hard", "expert_overlap": 0.0,
                      "min_bin_rows": 1, "anchor": None}
 
 
-@contextlib.contextmanager
-def atomic_path(path: str | os.PathLike, *, suffix: str = "") -> Iterator[Path]:
-    """Yield a temporary path beside ``path``; on success rename it to ``path``.
-
-    If the body raises (or the process is interrupted), the temporary file is
-    removed and ``path`` keeps its previous content. The file gets the mode
-    a plain ``open`` would give it (``0o666`` less the umask), so that other
-    accounts read it as they would any other file of the writer's.
-
-    Examples
-    --------
-    >>> import tempfile, pathlib
-    >>> target = pathlib.Path(tempfile.mkdtemp()) / "out.txt"
-    >>> with atomic_path(target) as tmp:
-    ...     _ = tmp.write_text("done")
-    >>> target.read_text()
-    'done'
-    """
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=suffix + ".tmp", dir=path.parent)
-    os.close(fd)
-    tmp_path = Path(tmp)
-    try:
-        yield tmp_path
-        # mkstemp creates the file 0o600, readable by its owner only
-        if tmp_path.exists():
-            os.chmod(tmp_path, 0o666 & ~_umask())
-        os.replace(tmp_path, path)
-    except BaseException:
-        tmp_path.unlink(missing_ok=True)
-        raise
-
-
-_UMASK_LOCK = threading.Lock()
-
-
-def _umask() -> int:
-    """The process's umask, read without changing it where the system allows."""
-    try:
-        with open("/proc/self/status", encoding="ascii") as status:
-            for line in status:
-                if line.startswith("Umask:"):
-                    return int(line.split()[1], 8)
-    except (OSError, ValueError, IndexError):
-        pass
-    with _UMASK_LOCK:  # os.umask can only be read by setting it
-        mask = os.umask(0o022)
-        os.umask(mask)
-    return mask
-
-
-def write_table(frame: pd.DataFrame, path: str | os.PathLike) -> Path:
-    """Write a DataFrame to ``path`` atomically, as Parquet or CSV by extension.
-
-    Parquet (``.parquet``) keeps categories, timestamps and nullable integers
-    across a round trip; CSV (``.csv``) is for people and spreadsheets.
-
-    Returns
-    -------
-    Path
-        The path written.
-
-    Examples
-    --------
-    >>> import tempfile, pathlib, pandas as pd
-    >>> path = pathlib.Path(tempfile.mkdtemp()) / "t.parquet"
-    >>> frame = pd.DataFrame({"hardware_type": pd.Categorical(["H100", "MI300X"])})
-    >>> read_table(write_table(frame, path))["hardware_type"].dtype.name
-    'category'
-    """
-    path = Path(path)
-    fmt = _format_of(path)
-    with atomic_path(path) as tmp:
-        if fmt == "parquet":
-            frame.to_parquet(tmp, engine="pyarrow", index=False)
-        else:
-            frame.to_csv(tmp, index=False)
-    return path
-
-
-def read_table(path: str | os.PathLike) -> pd.DataFrame:
-    """Read a Parquet or CSV table written by :func:`write_table` or by a user.
-
-    A CSV's id and category columns (``job_id``, ``attempt_id``,
-    ``hardware_type``, ``precision``, ...) are read as text, so that an id
-    such as ``00413`` keeps its zeros.
-
-    Raises
-    ------
-    FileNotFoundError
-        If ``path`` does not exist.
-    IsADirectoryError
-        If ``path`` is a directory.
-    ValueError
-        If the file cannot be parsed as the format its extension names.
-
-    Examples
-    --------
-    >>> import tempfile, pathlib
-    >>> path = pathlib.Path(tempfile.mkdtemp()) / "log.csv"
-    >>> _ = path.write_text("job_id,batch_size\\n7,32\\n")
-    >>> read_table(path)["batch_size"].tolist()
-    [32]
-    """
-    path = Path(path)
-    if not path.exists():
-        raise FileNotFoundError(f"no such file: {path}")
-    fmt = _format_of(path)
-    if path.is_dir():
-        # pyarrow would read a folder as a dataset, even an empty or foreign one
-        raise IsADirectoryError(f"{path} is a directory, not a {fmt} file")
-    try:
-        if fmt == "parquet":
-            return pd.read_parquet(path, engine="pyarrow")
-        # ids and categories stay text: job "00413" is not the number 413
-        return pd.read_csv(path, dtype=dict.fromkeys(_text_columns(), str))
-    except (OSError, ValueError, pd.errors.ParserError) as err:
-        raise ValueError(f"{path} is not a readable {fmt} file: {err}") from err
-
-
-def _text_columns() -> list[str]:
-    """The columns the schema holds as text (ids and categories), whatever they look like."""
-    from leapml.schema import ATTEMPT_COLUMNS, HARDWARE_COLUMNS
-
-    return sorted({c.name for c in (*ATTEMPT_COLUMNS, *HARDWARE_COLUMNS)
-                   if c.kind in ("id", "category")})
-
-
-def _format_of(path: Path) -> str:
-    suffix = path.suffix.lower()
-    if suffix in (".parquet", ".pq"):
-        return "parquet"
-    if suffix == ".csv":
-        return "csv"
-    raise ValueError(f"{path}: unknown table format {suffix!r}; use .parquet or .csv")
-
-
-# -- model files ---------------------------------------------------------------
 
 #: Name written in every model file, so that other files are refused.
 MODEL_FORMAT = "leapml-model"
@@ -212,8 +79,6 @@ def _json_value(value, what):
 
 
 def _estimator_spec(estimator, what):
-    import lightgbm as lgb
-
     if estimator is None:
         return None
     if not isinstance(estimator, lgb.LGBMModel) or type(estimator).__name__ not in _LIGHTGBM_CLASSES:
@@ -227,8 +92,6 @@ def _estimator_spec(estimator, what):
 
 
 def _estimator_from_spec(spec):
-    import lightgbm as lgb
-
     if spec is None:
         return None
     _expect(isinstance(spec, dict) and isinstance(spec.get("params"), dict),
@@ -239,10 +102,6 @@ def _estimator_from_spec(spec):
 
 
 def _submodel_entry(model, member, members, what):
-    import lightgbm as lgb
-
-    from leapml._cascade import ConstantModel
-
     if isinstance(model, ConstantModel):
         return {"kind": "constant", "value": float(model.value)}
     if isinstance(model, lgb.LGBMModel):
@@ -259,11 +118,6 @@ def _submodel_entry(model, member, members, what):
 
 def _submodel_from_entry(entry, members, n_features, n_classes):
     """A sub-model from its metadata entry, checked to fit the model around it."""
-    import lightgbm as lgb
-
-    from leapml._cascade import ConstantModel
-    from leapml._lightgbm_text import checked_model_text
-
     _expect(isinstance(entry, dict), "a sub-model entry is not a JSON object")
     if entry.get("kind") == "constant":
         value = entry["value"]
@@ -324,12 +178,6 @@ def save(model, path: str | os.PathLike, *, feasibility=None) -> Path:
     >>> bool(np.array_equal(load(path).predict(X), model.predict(X)))
     True
     """
-    import numpy as np
-    from sklearn.utils.validation import check_is_fitted
-
-    from leapml import __version__
-    from leapml.regressor import LeapRegressor
-
     if not isinstance(model, LeapRegressor):
         raise TypeError(f"save expects a LeapRegressor, got {type(model).__name__}")
     check_is_fitted(model)
@@ -430,7 +278,7 @@ def load(path: str | os.PathLike):
     >>> load(bad)
     Traceback (most recent call last):
     ...
-    leapml.io.ModelFileError: ...notes.leap is not a leapml model file (not a zip archive)
+    leapml.model_file.ModelFileError: ...notes.leap is not a leapml model file (not a zip archive)
     """
     path = Path(path)
     if not path.exists():
@@ -451,8 +299,6 @@ def load(path: str | os.PathLike):
 def _malformed_errors() -> tuple[type[BaseException], ...]:
     """What reading malformed metadata or LightGBM text can raise (json's and the text
     check's errors are ValueErrors)."""
-    from lightgbm.basic import LightGBMError
-
     return (ValueError, TypeError, KeyError, IndexError, AttributeError, OverflowError,
             RecursionError, LightGBMError)
 
@@ -511,9 +357,6 @@ def _read_members(path):
 
 def _model_from_members(members):
     """The model the members describe; raises on any inconsistency among them."""
-    import numpy as np
-
-    from leapml.regressor import LeapRegressor
 
     metadata = json.loads(members[_METADATA].decode("utf-8"))
     _expect(isinstance(metadata, dict), "metadata is not a JSON object")
@@ -596,9 +439,6 @@ def _count(value, what):
 
 def _feasibility_entry(classifier, members):
     """The metadata of a fitted FeasibilityClassifier; its booster goes into ``members``."""
-    from sklearn.utils.validation import check_is_fitted
-
-    from leapml.feasibility import FeasibilityClassifier
 
     if not isinstance(classifier, FeasibilityClassifier):
         raise TypeError(f"feasibility must be a FeasibilityClassifier, got {type(classifier).__name__}")
@@ -659,9 +499,6 @@ def load_feasibility(path: str | os.PathLike):
 
 
 def _feasibility_from_members(members):
-    import numpy as np
-
-    from leapml.feasibility import FeasibilityClassifier
 
     metadata = json.loads(members[_METADATA].decode("utf-8"))
     _expect(isinstance(metadata, dict), "metadata is not a JSON object")

@@ -1,6 +1,6 @@
 """Backtest of placements a scheduler would act on: learned feasibility, failed launches.
 
-:func:`leapml.backtest.nightly` ranks with the simulator's true feasibility,
+:func:`leapml.evaluation.backtest.nightly` ranks with the simulator's true feasibility,
 which no scheduler has. :func:`placement_backtest` replays the same nightly
 schedule, but each night also fits a feasibility model on the window's ``ok``
 and ``oom`` attempts (:func:`~leapml.placement.fit_feasibility`) and ranks
@@ -22,10 +22,10 @@ import numpy as np
 import pandas as pd
 from sklearn.base import clone
 
-from .features import build_features, candidate_rows
-from .placement import fit_feasibility, history_groups, same_families
-from .ranking import OBJECTIVES, rank_candidates
-from .schema import validate_attempts, validate_hardware
+from ..features import build_features, candidate_rows
+from ..placement import completed_between, fit_feasibility, history_groups, same_families
+from ..ranking import OBJECTIVES, rank_candidates
+from ..schema import validate_attempts, validate_hardware
 
 __all__ = ["PlacementBacktest", "placement_backtest"]
 
@@ -190,10 +190,11 @@ def _night(attempts, history, hardware, features, night, *, oracle, models, feas
     """One night: fit the models and the feasibility model, place the next day's jobs."""
     t = attempts["submit_time"]
     status = attempts["status"].astype(str)
-    in_window = ((t >= night - window_days * _DAY) & (t < night)).to_numpy()
+    # the training rows: outcomes known in the window (fit_feasibility applies the same rule)
+    in_window = (t < night).to_numpy()
     if held_out is not None:
         in_window = in_window & (attempts["hardware_type"].astype(str) != held_out).to_numpy()
-    ok = in_window & (status == "ok").to_numpy()
+    ok = in_window & completed_between(attempts, start=night - window_days * _DAY, end=night)
     tomorrow = ((t >= night) & (t < night + _DAY)).to_numpy()
     if not ok.any() or not tomorrow.any():
         return None

@@ -89,7 +89,7 @@ def plot_predicted_vs_measured(predictions: pd.DataFrame, *, model: str = "leap"
     Parameters
     ----------
     predictions : DataFrame
-        :attr:`leapml.backtest.BacktestResult.predictions`.
+        :attr:`leapml.evaluation.backtest.BacktestResult.predictions`.
     model : str
         Which model's predictions to draw.
     ax : matplotlib Axes, optional

@@ -16,10 +16,18 @@ the type it was measured on.
 
 from __future__ import annotations
 
+from numbers import Integral
+
 import numpy as np
 import pandas as pd
-from sklearn.base import BaseEstimator, RegressorMixin
-from sklearn.utils.validation import check_is_fitted
+from sklearn.base import BaseEstimator, RegressorMixin, _fit_context
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import (
+    check_consistent_length,
+    check_is_fitted,
+    column_or_1d,
+    validate_data,
+)
 
 __all__ = [
     "LOOKUP_KEY",
@@ -49,8 +57,13 @@ class LookupTableRegressor(RegressorMixin, BaseEstimator):
         The curated model types. Default (None): the ``n_model_types`` most
         frequent model types among the training rows (ties broken by name),
         as a fleet team curates the models that run most.
-    n_model_types : int, default=19
-        How many model types to curate when ``model_types`` is None.
+    n_model_types : int or None, default=19
+        How many model types to curate when ``model_types`` is None; None
+        keeps every model type.
+    key : tuple of str or None, default=LOOKUP_KEY
+        The key columns, the first naming the model type. None: every column
+        of ``X`` in order (an array as well as a DataFrame), the first naming
+        the model type.
 
     Attributes
     ----------
@@ -75,25 +88,50 @@ class LookupTableRegressor(RegressorMixin, BaseEstimator):
     [100.0, 100.0, 100.0, nan]
     """
 
-    def __init__(self, *, model_types=None, n_model_types: int = 19):
+    _parameter_constraints: dict = {
+        "model_types": ["array-like", None],
+        "n_model_types": [Interval(Integral, 1, None, closed="left"), None],
+        "key": [tuple, list, None],
+    }
+
+    def __init__(self, *, model_types=None, n_model_types: int | None = 19, key=LOOKUP_KEY):
         self.model_types = model_types
         self.n_model_types = n_model_types
+        self.key = key
 
-    def _keys(self, X) -> pd.DataFrame:
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True  # a key with a missing part has no entry
+        tags.target_tags.positive_only = True
+        return tags
+
+    def _keys(self, X, *, reset: bool) -> pd.DataFrame:
+        """The key of each row; rows whose key has a missing part get none (NaN)."""
+        if self.key is None:
+            X = validate_data(self, X, reset=reset, dtype=None, ensure_all_finite="allow-nan")
+            # plain float64 copies: a read-only float32 memory map merges unreliably
+            columns = X.astype(np.float64) if X.dtype.kind in "fiub" else np.array(X, dtype=object)
+            keys = pd.DataFrame({f"key_{j}": columns[:, j] for j in range(X.shape[1])})
+            keys["key_0"] = keys["key_0"].where(keys["key_0"].isna(), keys["key_0"].astype(str))
+            return keys.rename(columns={"key_0": "model_type"})
         if not isinstance(X, pd.DataFrame):
             raise TypeError(f"X must be a pandas DataFrame with columns {list(LOOKUP_KEY)}, got {type(X).__name__}")
-        missing = [c for c in LOOKUP_KEY if c not in X.columns]
+        missing = [c for c in self.key if c not in X.columns]
         if missing:
             raise ValueError(f"X lacks the lookup key column(s) {missing}")
-        keys = pd.DataFrame({
+        if reset:  # record the names; at predict only the key columns matter, the rest is ignored
+            validate_data(self, X, reset=True, skip_check_array=True)
+        if tuple(self.key) != LOOKUP_KEY:
+            return X[list(self.key)].rename(columns={self.key[0]: "model_type"}).reset_index(drop=True)
+        return pd.DataFrame({
             "model_type": X["model_type"].astype(str).to_numpy(),
             "trainer_count": pd.to_numeric(X["trainer_count"]).to_numpy(np.int64),
             # nullable: a row without a batch size is never a key of the table
             "batch_size": pd.to_numeric(X["batch_size"]).astype("Int64").to_numpy(),
             "hardware_type": X["hardware_type"].astype(str).to_numpy(),
         })
-        return keys
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
         """Build the table from training rows.
 
@@ -108,30 +146,28 @@ class LookupTableRegressor(RegressorMixin, BaseEstimator):
         -------
         self
         """
-        if not (isinstance(self.n_model_types, int | np.integer) and self.n_model_types >= 1):
-            raise ValueError(f"n_model_types must be a positive integer, got {self.n_model_types!r}")
-        keys = self._keys(X)
-        y = np.asarray(y, dtype=float).ravel()
-        if len(y) != len(keys):
-            raise ValueError(f"X has {len(keys)} rows but y has {len(y)}")
-        good = np.isfinite(y) & (y > 0)
+        if y is None:
+            raise ValueError("LookupTableRegressor requires y to be passed, but the target y is None")
+        keys = self._keys(X, reset=True)
+        y = column_or_1d(y, warn=True).astype(float)
+        check_consistent_length(keys, y)
+        good = np.isfinite(y) & (y > 0) & keys.notna().all(axis=1).to_numpy()
         keys = keys[good]
         y = y[good]
         if self.model_types is None:
             counts = keys["model_type"].value_counts()
             counts = counts.rename_axis("model_type").reset_index(name="n")
             counts = counts.sort_values(["n", "model_type"], ascending=[False, True])
-            self.model_types_ = counts["model_type"].head(self.n_model_types).tolist()
+            kept = counts if self.n_model_types is None else counts.head(self.n_model_types)
+            self.model_types_ = kept["model_type"].tolist()
         else:
             self.model_types_ = [str(m) for m in self.model_types]
         mask = keys["model_type"].isin(self.model_types_).to_numpy()
         frame = keys[mask].assign(throughput=y[mask])
-        table = frame.groupby(list(LOOKUP_KEY), sort=True).agg(
+        table = frame.groupby(list(keys.columns), sort=True).agg(
             throughput=("throughput", "median"), n_runs=("throughput", "size")
         )
         self.table_ = table.reset_index()
-        self.feature_names_in_ = np.asarray(list(X.columns), dtype=object)
-        self.n_features_in_ = len(self.feature_names_in_)
         return self
 
     def predict(self, X) -> np.ndarray:
@@ -147,9 +183,10 @@ class LookupTableRegressor(RegressorMixin, BaseEstimator):
         ndarray of shape (n_samples,)
         """
         check_is_fitted(self, "table_")
-        keys = self._keys(X)
-        found = keys.merge(self.table_, on=list(LOOKUP_KEY), how="left", sort=False)
-        return found["throughput"].to_numpy(dtype=float)
+        keys = self._keys(X, reset=False)
+        complete = keys.notna().all(axis=1).to_numpy()
+        found = keys.merge(self.table_, on=list(keys.columns), how="left", sort=False)
+        return np.where(complete, found["throughput"].to_numpy(dtype=float), np.nan)
 
     def coverage(self, X) -> float:
         """Share of rows of ``X`` that have an entry in the table.
@@ -169,11 +206,30 @@ class LookupTableRegressor(RegressorMixin, BaseEstimator):
 class _FeatureColumnBaseline(RegressorMixin, BaseEstimator):
     """A baseline that reads feature columns and learns nothing: ``fit`` only checks them."""
 
-    def fit(self, X, y=None, sample_weight=None):
-        """Check that ``X`` has the columns; nothing is learned."""
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True  # a missing measurement is an abstention
+        tags.target_tags.positive_only = True
+        return tags
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y=None):
+        """Check that ``X`` has the columns (and ``y``, if given, is finite); nothing is learned."""
+        X = self._validated(X, reset=True)
+        if y is not None:
+            y = column_or_1d(y, warn=True).astype(float)
+            check_consistent_length(X, y)
+            if not np.isfinite(y).all():
+                raise ValueError(f"Input y contains NaN or infinity in {int((~np.isfinite(y)).sum())} row(s)")
         self._check(X)
-        self.n_features_in_ = X.shape[1]
         return self
+
+    def _validated(self, X, *, reset: bool):
+        """``X`` as given (a DataFrame, its names recorded) or as a checked array."""
+        if isinstance(X, pd.DataFrame):
+            validate_data(self, X, reset=reset, skip_check_array=True)
+            return X
+        return validate_data(self, X, reset=reset, ensure_all_finite="allow-nan")
 
 
 class LastMeasuredRegressor(_FeatureColumnBaseline):
@@ -184,9 +240,9 @@ class LastMeasuredRegressor(_FeatureColumnBaseline):
 
     Parameters
     ----------
-    column : str, default="job_last_throughput_same_hardware"
+    column : str or int, default="job_last_throughput_same_hardware"
         Feature column of :func:`leapml.build_features` holding the last
-        measured throughput.
+        measured throughput (a position for an array ``X``).
 
     Attributes
     ----------
@@ -201,23 +257,33 @@ class LastMeasuredRegressor(_FeatureColumnBaseline):
     array([120.,  nan])
     """
 
-    def __init__(self, *, column: str = "job_last_throughput_same_hardware"):
+    _parameter_constraints: dict = {"column": [str, Interval(Integral, 0, None, closed="left")]}
+
+    def __init__(self, *, column: str | int = "job_last_throughput_same_hardware"):
         self.column = column
 
     def predict(self, X):
         """The last measured throughput, NaN where there is none."""
         check_is_fitted(self, "n_features_in_")
+        X = self._validated(X, reset=False)
         self._check(X)
-        values = pd.to_numeric(X[self.column], errors="coerce").to_numpy(dtype=float, copy=True)
+        if isinstance(X, pd.DataFrame):
+            column = X[self.column] if isinstance(self.column, str) else X.iloc[:, self.column]
+            values = pd.to_numeric(column, errors="coerce").to_numpy(dtype=float, copy=True)
+        else:
+            values = np.asarray(X[:, self.column], dtype=float).copy()
         values[~(values > 0)] = np.nan
         return values
 
     def _check(self, X):
-        if not isinstance(X, pd.DataFrame) or self.column not in X.columns:
-            raise ValueError(
-                f"LastMeasuredRegressor needs a DataFrame with column {self.column!r} "
-                "(as leapml.build_features makes)"
-            )
+        if isinstance(self.column, str):
+            if not isinstance(X, pd.DataFrame) or self.column not in X.columns:
+                raise ValueError(
+                    f"LastMeasuredRegressor needs a DataFrame with column {self.column!r} "
+                    "(as leapml.build_features makes)"
+                )
+        elif self.column >= X.shape[1]:
+            raise ValueError(f"column {self.column} is out of range for X with {X.shape[1]} columns")
 
 
 class SpecScalingRegressor(_FeatureColumnBaseline):
@@ -258,13 +324,15 @@ class SpecScalingRegressor(_FeatureColumnBaseline):
     }
     _LAST = "job_last_throughput_per_trainer_any_hardware"
 
+    _parameter_constraints: dict = {"by": [StrOptions({"peak_tflops", "memory_bw_gbps"})]}
+
     def __init__(self, *, by: str = "peak_tflops"):
         self.by = by
 
     def predict(self, X):
         """The scaled last measurement, NaN where there is none."""
         check_is_fitted(self, "n_features_in_")
-        ratio = self._check(X)
+        ratio = self._check(self._validated(X, reset=False))
         columns = [self._LAST, "trainer_count", ratio]
         last, trainers, log_ratio = (
             pd.to_numeric(X[c], errors="coerce").to_numpy(dtype=float, na_value=np.nan) for c in columns
@@ -274,8 +342,6 @@ class SpecScalingRegressor(_FeatureColumnBaseline):
         return predicted
 
     def _check(self, X) -> str:
-        if self.by not in self._RATIO:
-            raise ValueError(f"by must be one of {sorted(self._RATIO)}, got {self.by!r}")
         ratio = self._RATIO[self.by]
         needed = [self._LAST, "trainer_count", ratio]
         if not isinstance(X, pd.DataFrame) or any(c not in X.columns for c in needed):
