@@ -111,6 +111,7 @@ def test_feasibility_travels_in_the_model_file(tmp_path):
     X = build_features(log, catalog)[FEASIBILITY_FEATURES]
     np.testing.assert_array_equal(again.fit_probability(X), feasibility.fit_probability(X))
     assert again.get_params() == feasibility.get_params()
+    assert again.memory_floor_ == feasibility.memory_floor_ and feasibility.memory_floor_[0]
     assert load_feasibility(save(model, tmp_path / "bare.leap")) is None
 
 
@@ -125,3 +126,55 @@ def test_min_fit_probability_is_checked():
 def test_evidence_columns_need_a_frame():
     with pytest.raises(TypeError, match="DataFrame"):
         FeasibilityClassifier(evidence_columns=[("a", "b")]).fit(np.zeros((4, 2)), [1, 0, 1, 0])
+
+
+def _never_tried_small(seed):
+    """The log of :func:`_log` without any attempt of a batch-256 job on the V100.
+
+    The scheduler never put those jobs there, so the log holds no ``oom`` to learn
+    that they do not fit.
+    """
+    log, catalog = _log(seed)
+    tried = ~((log["batch_size"] >= 256) & (log["hardware_type"] == "V100")).to_numpy()
+    return log[tried].reset_index(drop=True), catalog
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_a_job_never_run_on_small_memory_is_not_let_onto_it(seed):
+    log, catalog = _never_tried_small(seed)
+    model, feasibility = _models(log, catalog)
+    jobs = _big_jobs(log)
+    ranked = place(model, jobs, catalog, history=log, feasibility=feasibility)
+    assert not (ranked.loc[ranked["rank"] == 1, "hardware_type"] == "V100").any()
+    on_v100 = ranked[ranked["hardware_type"] == "V100"]
+    assert (on_v100["fit_probability"] == 0).all()
+    # the jobs of the same model types that did complete on the V100 keep it
+    X = build_features(log, catalog)[FEASIBILITY_FEATURES]
+    small = (log["batch_size"] <= 8).to_numpy() & (log["hardware_type"] == "V100").to_numpy()
+    assert small.any()
+    assert np.median(feasibility.fit_probability(X[small])) > 0.5
+
+
+def test_memory_floor_counts_only_configurations_needing_as_much():
+    X = pd.DataFrame({"model_type": ["a"] * 6 + ["b"] * 2,
+                      "memory_gb": [16.0, 80.0, 40.0, 80.0, 40.0, 16.0, 24.0, 80.0],
+                      "batch_size": [8, 64, 32, 64, 32, 8, 4, 4]})
+    fits = np.array([True, True, True, False, False, True, True, True])
+    clf = FeasibilityClassifier(n_estimators=3, min_child_samples=1,
+                                memory_floor_columns=[("model_type",)],
+                                memory_floor_load={"batch_size": 1}).fit(X, fits)
+    query = pd.DataFrame({"model_type": ["a", "a", "a", "a", "b", "c"],
+                          "memory_gb": [24.0, 24.0, 48.0, 40.0, 16.0, 8.0],
+                          "batch_size": [8, 32, 32, 128, 4, 1]})
+    p = clf.fit_probability(query)
+    # batch 8 completed on 16 GB: 24 GB is above its floor; batch 32 only on >= 40 GB
+    assert p[0] > 0 and p[1] == 0 and p[2] > 0
+    # heavier than anything seen: the model type's smallest memory (16 GB) is the floor
+    assert p[3] > 0
+    # below the only memory "b" completed on; "c" never completed: no floor
+    assert p[4] == 0 and p[5] > 0
+    with pytest.raises(ValueError, match="memory_floor_load"):
+        FeasibilityClassifier(memory_floor_columns=[("model_type",)],
+                              memory_floor_load={"batch_size": 2}).fit(X, fits)
+    with pytest.raises(ValueError, match="memory_floor_columns"):
+        FeasibilityClassifier(memory_floor_columns=[("model_family",)]).fit(X, fits)

@@ -21,6 +21,7 @@ def held_out_result(tiny_fleet):
         feasibility=FeasibilityClassifier(n_estimators=10, random_state=0,
                                           evidence_columns=list(EVIDENCE_COLUMNS)),
         window_days=5, nights=2, jobs_per_night=40, held_out_hardware=held_out,
+        min_fit_probability=[0.5, 0.9],
     )
     return result, held_out
 
@@ -49,3 +50,23 @@ def test_every_objective_is_scored_and_summarised(held_out_result):
     assert np.isfinite(summary["mean_regret"]).all()
     scores = held_out_result[0].feasibility_scores
     assert scores[["precision", "recall", "recall_infeasible"]].stack().between(0, 1).all()
+
+
+def test_learned_feasibility_is_scored_at_every_threshold(held_out_result):
+    result = held_out_result[0]
+    learned = result.picks[result.picks["feasibility"] == "learned"]
+    assert set(learned["min_fit_probability"]) == {0.5, 0.9}
+    # no threshold changes a pick made with known (0 or 1) or no probabilities
+    assert result.picks.loc[result.picks["feasibility"] != "learned", "min_fit_probability"].isna().all()
+    summary = result.summary()
+    assert len(summary[summary["feasibility"] == "learned"]) == 2 * 3  # thresholds x objectives
+    scores = result.feasibility_scores.groupby("min_fit_probability")[["recall"]].mean()
+    # a stricter threshold lets fewer candidates fit: recall cannot rise
+    assert scores.loc[0.9, "recall"] <= scores.loc[0.5, "recall"]
+
+
+def test_min_fit_probability_is_checked(tiny_fleet):
+    with pytest.raises(ValueError, match="min_fit_probability"):
+        placement_backtest(tiny_fleet.attempts, tiny_fleet.hardware,
+                           oracle=tiny_fleet.expected_throughput,
+                           models={"leap": LeapRegressor(n_estimators=2)}, min_fit_probability=[0.5, 1.5])

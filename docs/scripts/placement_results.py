@@ -2,16 +2,26 @@
 
 Run: ``python docs/scripts/placement_results.py --preset small --days 40 --nights 3``
 (prints markdown tables; ``--held-out TYPE`` measures a hardware type no
-model trained on instead).
+model trained on instead; ``--seed 0 1 2`` repeats the run on several
+simulated fleets and adds the mean over them; ``--min-fit-probability 0.5
+0.9`` scores learned feasibility at each threshold; ``--policies leap``
+keeps the run to the cascade; ``--no-memory-floors`` measures the
+feasibility model as it was before its memory floors).
 """
 
 from __future__ import annotations
 
 import argparse
 
+import pandas as pd
+
 from leapml.evaluation.backtest import default_models
 from leapml.evaluation.placement_backtest import placement_backtest
+from leapml.feasibility import FeasibilityClassifier
 from leapml.fleet import simulate
+from leapml.placement import EVIDENCE_COLUMNS, MONOTONE_FEATURES
+
+_POLICIES = ("leap", "single_lightgbm", "lookup_table", "persistence")
 
 
 def main() -> None:
@@ -23,20 +33,57 @@ def main() -> None:
     parser.add_argument("--jobs-per-night", type=int, default=300)
     parser.add_argument("--n-estimators", type=int, default=50)
     parser.add_argument("--held-out", default=None, help="a hardware type no model trains on")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seed", type=int, nargs="+", default=[0])
+    parser.add_argument("--min-fit-probability", type=float, nargs="+", default=[0.5])
+    parser.add_argument("--no-memory-floors", action="store_true",
+                        help="the feasibility model without memory floors, as before them")
+    parser.add_argument("--policies", nargs="+", choices=_POLICIES, default=None,
+                        help="default: all four, or leap alone with --held-out")
     args = parser.parse_args()
-    fleet = simulate(args.preset, days=args.days, seed=args.seed)
-    models = default_models(random_state=args.seed, n_estimators=args.n_estimators)
-    keep = ("leap",) if args.held_out else ("leap", "single_lightgbm", "lookup_table", "persistence")
-    result = placement_backtest(
+    keep = args.policies or (("leap",) if args.held_out else _POLICIES)
+    runs = {seed: _run(args, seed, keep) for seed in args.seed}
+    for seed, result in runs.items():
+        print(f"seed {seed}\n")
+        _print_run(result)
+    if len(runs) > 1:
+        print(f"mean over seeds {args.seed}\n")
+        summaries = pd.concat([result.summary() for result in runs.values()])
+        keys = [c for c in summaries.columns
+                if c not in ("jobs", "mean_regret", "p90_regret", "infeasible_pick_rate")]
+        print(_markdown(summaries.groupby(keys, dropna=False, sort=False)
+                        .mean(numeric_only=True).reset_index()))
+        print()
+        scores = pd.concat([result.feasibility_scores for result in runs.values()])
+        print(_markdown(scores.drop(columns="night").groupby("min_fit_probability")
+                        .mean().reset_index()))
+
+
+def _run(args, seed, keep):
+    fleet = simulate(args.preset, days=args.days, seed=seed)
+    models = default_models(random_state=seed, n_estimators=args.n_estimators)
+    return placement_backtest(
         fleet.attempts, fleet.hardware, oracle=fleet.expected_throughput,
         models={name: models[name] for name in keep}, window_days=args.window_days,
         nights=args.nights, jobs_per_night=args.jobs_per_night,
-        held_out_hardware=args.held_out, random_state=args.seed,
+        min_fit_probability=args.min_fit_probability, feasibility=_feasibility(args),
+        held_out_hardware=args.held_out, random_state=seed,
     )
+
+
+def _feasibility(args):
+    """None (fit_feasibility's default), or that model without its memory floors."""
+    if not args.no_memory_floors:
+        return None
+    return FeasibilityClassifier(evidence_columns=list(EVIDENCE_COLUMNS),
+                                 monotone=dict(MONOTONE_FEATURES), random_state=0)
+
+
+def _print_run(result) -> None:
+    """The run's regret table, feasibility scores and interval coverage."""
     print(_markdown(result.summary()))
     print()
-    print(_markdown(result.feasibility_scores.drop(columns="night").mean().to_frame().T))
+    print(_markdown(result.feasibility_scores.drop(columns="night")
+                    .groupby("min_fit_probability").mean().reset_index()))
     print()
     intervals = result.intervals
     # pooled over nights: coverage weighted by attempts
@@ -46,6 +93,7 @@ def main() -> None:
         median_width=("median_width", "median"))
     pooled["coverage"] = pooled.pop("inside") / pooled["attempts"]
     print(_markdown(pooled.reset_index()))
+    print()
 
 
 def _markdown(frame) -> str:

@@ -70,6 +70,26 @@ class FeasibilityClassifier(ClassifierMixin, BaseEstimator):
         (``1``, e.g. device memory) or only fall (``-1``, e.g. batch size),
         by name; needs DataFrame input with these columns. It carries what a
         log shows near the limit to configurations nobody tried.
+    memory_floor_columns : list of tuple of str, default=None
+        Keys below whose smallest fitting memory nothing is let fit: for each
+        tuple of column names (e.g. ``("model_type", "precision",
+        "parallelism")``), a row whose values of those columns were seen
+        fitting in ``fit``, but only on devices with more memory
+        (``memory_gb``) than the row's, gets probability 0 of fitting. A log
+        shows a model where a scheduler put it, rarely on smaller memory, so
+        a classifier has no ``oom`` to learn the limit there from; this keeps
+        such untried territory out (keys never seen fitting get no such rule).
+        Needs DataFrame input with these columns and ``memory_gb``. ``None``:
+        no such rule.
+    memory_floor_load : dict of str to int, default=None
+        Columns along which a configuration needs more memory, by name:
+        ``1`` when larger needs more (e.g. ``batch_size``), ``-1`` when
+        smaller does (e.g. ``trainer_count``, which shards state). A row's
+        floor is then the smallest memory on which a configuration of its key
+        needing at least as much by every such column fitted (one needing
+        less says nothing of this one); when none did, the key's smallest
+        fitting memory. Missing values count as 0. ``None``: every
+        configuration of a key counts.
 
     Attributes
     ----------
@@ -81,6 +101,11 @@ class FeasibilityClassifier(ClassifierMixin, BaseEstimator):
     evidence_ : list of set of tuple
         For each tuple of ``evidence_columns``, the value tuples seen with
         the fitting class (``True`` or ``"ok"``) in ``fit``.
+    memory_floor_ : list of dict
+        For each tuple of ``memory_floor_columns``, by value tuple: rows
+        ``[*load, memory]``, each ``memory_floor_load`` configuration (signed
+        so that larger needs more) seen with the fitting class and its
+        smallest ``memory_gb``.
     categories_ : list of length n_features_in_
         For each feature, ``None`` (numeric) or the categories learned in
         ``fit``; a category not in the list is treated as missing.
@@ -111,11 +136,13 @@ class FeasibilityClassifier(ClassifierMixin, BaseEstimator):
         "random_state": ["random_state"],
         "evidence_columns": [list, None],
         "monotone": [dict, None],
+        "memory_floor_columns": [list, None],
+        "memory_floor_load": [dict, None],
     }
 
     def __init__(self, *, n_estimators=100, learning_rate=0.1, num_leaves=31,
                  min_child_samples=10, n_jobs=None, random_state=None, evidence_columns=None,
-                 monotone=None):
+                 monotone=None, memory_floor_columns=None, memory_floor_load=None):
         self.n_estimators = n_estimators
         self.learning_rate = learning_rate
         self.num_leaves = num_leaves
@@ -124,6 +151,8 @@ class FeasibilityClassifier(ClassifierMixin, BaseEstimator):
         self.random_state = random_state
         self.evidence_columns = evidence_columns
         self.monotone = monotone
+        self.memory_floor_columns = memory_floor_columns
+        self.memory_floor_load = memory_floor_load
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -168,6 +197,7 @@ class FeasibilityClassifier(ClassifierMixin, BaseEstimator):
         import lightgbm as lgb
 
         evidence_keys = self._evidence_keys(X)
+        floor_keys, memory, load = self._floor_keys(X)
         X = self._validate_X(X, reset=True)
         if y is None:
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None.")
@@ -182,6 +212,10 @@ class FeasibilityClassifier(ClassifierMixin, BaseEstimator):
             set() if fitted is None else set(zip(*(column[y == fitted] for column in key),
                                                  strict=True))
             for key in evidence_keys
+        ]
+        self.memory_floor_ = [
+            {} if fitted is None else _smallest_memory(key, memory, load, y == fitted)
+            for key in floor_keys
         ]
         if sample_weight is not None:
             sample_weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
@@ -261,6 +295,9 @@ class FeasibilityClassifier(ClassifierMixin, BaseEstimator):
         for seen, key in zip(self.evidence_, self._evidence_keys(X), strict=True):
             untried = np.array([pair not in seen for pair in zip(*key, strict=True)], dtype=bool)
             probability[untried] = 0.0
+        if self.memory_floor_columns:
+            floor, memory = self._memory_floors(X)
+            probability[memory < floor] = 0.0  # NaN (key or memory unknown): no rule
         return probability
 
     def _monotone_constraints(self, n_features):
@@ -276,18 +313,77 @@ class FeasibilityClassifier(ClassifierMixin, BaseEstimator):
 
     def _evidence_keys(self, X):
         """Each ``evidence_columns`` tuple's columns of ``X``, as arrays of text."""
-        if not self.evidence_columns:
-            return []
-        if not isinstance(X, pd.DataFrame):
-            raise TypeError(
-                f"evidence_columns={self.evidence_columns!r} needs X as a DataFrame, "
-                f"got {type(X).__name__}"
-            )
-        missing = sorted({c for key in self.evidence_columns for c in key} - set(X.columns))
-        if missing:
-            raise ValueError(f"X lacks the evidence column(s) {missing}")
-        return [[X[c].astype(str).to_numpy(dtype=object) for c in key]
-                for key in self.evidence_columns]
+        return _key_columns(X, self.evidence_columns, "evidence_columns")
+
+    def _floor_keys(self, X):
+        """Each ``memory_floor_columns`` tuple's columns of ``X`` as text, ``memory_gb``, and
+        the ``memory_floor_load`` columns signed so that larger needs more memory (NaN: 0)."""
+        if not self.memory_floor_columns:
+            return [], None, None
+        load = dict(self.memory_floor_load or {})
+        bad = {k: v for k, v in load.items() if v not in (-1, 1)}
+        if bad:
+            raise ValueError(f"memory_floor_load values must be -1 or 1, got {bad}")
+        keys = _key_columns(X, [*self.memory_floor_columns, (MEMORY_COLUMN, *load)],
+                            "memory_floor_columns and memory_floor_load")
+        numbers = [pd.to_numeric(X[c], errors="coerce").to_numpy(dtype=float, na_value=np.nan)
+                   for c in (MEMORY_COLUMN, *load)]
+        signed = np.column_stack([np.zeros(len(X))] + [sign * np.nan_to_num(column)
+                                                        for sign, column in zip(
+                                                            load.values(), numbers[1:],
+                                                            strict=True)])
+        return keys[:-1], numbers[0], signed[:, 1:]
+
+    def _memory_floors(self, X):
+        """Each row's memory floor (NaN: none): the smallest memory on which a configuration
+        of its key needing at least as much (by ``memory_floor_load``) fitted in ``fit``, or,
+        when none did, on which any configuration of its key fitted."""
+        keys, memory, load = self._floor_keys(X)
+        floor = np.full(len(X), np.nan)
+        for floors, key in zip(self.memory_floor_, keys, strict=True):
+            rows: dict = {}
+            for position, value in enumerate(zip(*key, strict=True)):
+                rows.setdefault(value, []).append(position)
+            for value, positions in rows.items():
+                seen = floors.get(value)
+                if seen is None:
+                    continue
+                positions = np.asarray(positions)
+                seen = np.asarray(seen, dtype=float).reshape(len(seen), -1)
+                heavier = (seen[None, :, :-1] >= load[positions][:, None, :]).all(axis=2)
+                here = np.where(heavier, seen[None, :, -1], np.inf).min(axis=1)
+                here = np.where(np.isinf(here), seen[:, -1].min(), here)
+                floor[positions] = np.fmax(floor[positions], here)
+        return floor, memory
+
+#: The column of device memory that ``memory_floor_columns`` compares.
+MEMORY_COLUMN = "memory_gb"
+
+
+def _key_columns(X, columns, option):
+    """Each tuple of ``columns``' columns of ``X``, as arrays of text; ``option`` names the parameter."""
+    if not columns:
+        return []
+    if not isinstance(X, pd.DataFrame):
+        raise TypeError(f"{option}={columns!r} needs X as a DataFrame, got {type(X).__name__}")
+    missing = sorted({c for key in columns for c in key} - set(X.columns))
+    if missing:
+        raise ValueError(f"X lacks the {option} column(s) {missing}")
+    return [[X[c].astype(str).to_numpy(dtype=object) for c in key] for key in columns]
+
+
+def _smallest_memory(key, memory, load, fitted) -> dict:
+    """By value tuple of ``key``: each load seen fitting and its smallest memory, as rows
+    ``[*load, memory]``."""
+    keep = fitted & ~np.isnan(memory)
+    smallest: dict = {}
+    for pair, row_load, value in zip(zip(*(column[keep] for column in key), strict=True),
+                                     map(tuple, load[keep].tolist()), memory[keep].tolist(),
+                                     strict=True):
+        configs = smallest.setdefault(pair, {})
+        configs[row_load] = min(value, configs.get(row_load, value))
+    return {pair: [[*row_load, value] for row_load, value in configs.items()]
+            for pair, configs in smallest.items()}
 
 
 def _fitting_class(labels):

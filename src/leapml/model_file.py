@@ -451,8 +451,9 @@ def _feasibility_entry(classifier, members):
     if classifier.booster_ is not None:
         booster = _submodel_entry(classifier.booster_, "feasibility.txt", members, "feasibility")
     return {
-        "params": {**params, "evidence_columns": None if params["evidence_columns"] is None
-                   else [list(key) for key in params["evidence_columns"]]},
+        "params": {**params, **{name: None if params[name] is None
+                                else [list(key) for key in params[name]]
+                                for name in ("evidence_columns", "memory_floor_columns")}},
         "classes_": _json_value(classes, "feasibility classes_"),
         "categories_": _json_value([None if c is None else list(c) for c in classifier.categories_],
                                    "feasibility categories_"),
@@ -460,6 +461,8 @@ def _feasibility_entry(classifier, members):
         "feature_names_in_": ([str(v) for v in classifier.feature_names_in_]
                               if hasattr(classifier, "feature_names_in_") else None),
         "evidence_": [sorted(list(pair) for pair in seen) for seen in classifier.evidence_],
+        "memory_floor_": [sorted([list(pair), rows] for pair, rows in floors.items())
+                          for floors in classifier.memory_floor_],
         "booster_": booster,
     }
 
@@ -507,8 +510,9 @@ def _feasibility_from_members(members):
         return None
     _expect(isinstance(entry, dict), "feasibility is not a JSON object")
     params = _section(entry, "params")
-    if params.get("evidence_columns") is not None:
-        params["evidence_columns"] = [tuple(key) for key in params["evidence_columns"]]
+    for name in ("evidence_columns", "memory_floor_columns"):
+        if params.get(name) is not None:
+            params[name] = [tuple(key) for key in params[name]]
     unknown = sorted(set(params) - set(FeasibilityClassifier().get_params(deep=False)))
     _expect(not unknown, f"unknown feasibility parameter(s) {unknown}")
     classifier = FeasibilityClassifier(**params)
@@ -519,6 +523,9 @@ def _feasibility_from_members(members):
     if entry["feature_names_in_"] is not None:
         classifier.feature_names_in_ = np.asarray(entry["feature_names_in_"], dtype=object)
     classifier.evidence_ = [{tuple(pair) for pair in seen} for seen in entry["evidence_"]]
+    # a file written before memory floors existed has none
+    classifier.memory_floor_ = [{tuple(pair): rows for pair, rows in floors}
+                                for floors in entry.get("memory_floor_", [])]
     booster = entry["booster_"]
     classifier.booster_ = None if booster is None else _submodel_from_entry(booster, members, n_features, 1)
     return classifier

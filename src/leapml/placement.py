@@ -35,6 +35,14 @@ _RANKED_COLUMNS = pd.Index([*_PREDICTION_COLUMNS, "cost_per_hour", "throughput_p
                             "rankable", "rank", "reason", "score"])
 #: Pairs a type must have completed before :func:`fit_feasibility`'s model lets a job fit there.
 EVIDENCE_COLUMNS = [("model_family", "hardware_type"), ("precision", "hardware_type")]
+#: Keys below whose smallest completed device memory :func:`fit_feasibility`'s model lets
+#: no job fit: a model type at a precision and parallelism is not let onto less memory
+#: than the log ever saw it complete on (the log rarely shows an ``oom`` there).
+MEMORY_FLOOR_COLUMNS = [("model_type", "precision", "parallelism")]
+#: Launch columns along which a configuration needs more memory (1: when larger; -1: when
+#: smaller, as trainers shard state): a completed run counts toward a job's memory floor
+#: only if it needed at least as much by each.
+MEMORY_FLOOR_LOAD = {"batch_size": 1, "seq_len": 1, "trainer_count": -1}
 #: The columns of ``build_features`` the default feasibility model reads: the launch
 #: configuration, the hardware's specifications and whether the job ran there before;
 #: not the hardware's age or other clocks, which say nothing of memory and drift past
@@ -219,8 +227,11 @@ def fit_feasibility(
         Unfitted classifier to clone and fit on labels ``True`` (fitted) and
         ``False``; defaults to a :class:`~leapml.feasibility.FeasibilityClassifier`
         that also needs a model family and a precision to have completed on a
-        type before it lets a job fit there (:data:`EVIDENCE_COLUMNS`): the
-        log never shows what a scheduler did not try.
+        type before it lets a job fit there (:data:`EVIDENCE_COLUMNS`), and
+        a model type at a precision and parallelism to have completed on as
+        little device memory with a configuration needing as much
+        (:data:`MEMORY_FLOOR_COLUMNS`, :data:`MEMORY_FLOOR_LOAD`): the log
+        never shows what a scheduler did not try.
     outcome_known : {"end_time", "run_hours", "submit_time"}, optional
         When an attempt's outcome becomes known, as for :func:`fit_window`.
 
@@ -243,7 +254,10 @@ def fit_feasibility(
         from .feasibility import FeasibilityClassifier
 
         model = FeasibilityClassifier(evidence_columns=list(EVIDENCE_COLUMNS),
-                                      monotone=dict(MONOTONE_FEATURES), random_state=0)
+                                      monotone=dict(MONOTONE_FEATURES),
+                                      memory_floor_columns=list(MEMORY_FLOOR_COLUMNS),
+                                      memory_floor_load=dict(MEMORY_FLOOR_LOAD),
+                                      random_state=0)
     attempts, window, _, _ = _window(attempts, hardware, window_days, until, "ok or oom",
                                      ("ok", "oom"), outcome_known)
     X = build_features(attempts, hardware, outcome_known=outcome_known)

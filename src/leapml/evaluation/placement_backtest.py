@@ -15,7 +15,7 @@ cost among the feasible types)``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -46,11 +46,14 @@ class PlacementBacktest:
         fit) or ``"true"`` (the simulator's answer, a bound no scheduler has).
         ``objective`` is the ranking objective (every one of
         :data:`~leapml.ranking.OBJECTIVES` for a calibrated model with
-        learned feasibility; ``"throughput_per_cost"`` otherwise).
+        learned feasibility; ``"throughput_per_cost"`` otherwise), and
+        ``min_fit_probability`` the threshold of a learned-feasibility pick
+        (NaN for the other sources, which no threshold changes).
     feasibility_scores : DataFrame
-        Per night, the learned feasibility model against the truth on every
-        candidate: ``precision`` and ``recall`` of "fits", ``recall_infeasible``
-        (share of infeasible candidates it kept out) and the counts.
+        Per night and threshold (``min_fit_probability``), the learned
+        feasibility model against the truth on every candidate:
+        ``precision`` and ``recall`` of "fits", ``recall_infeasible`` (share
+        of infeasible candidates it kept out) and the counts.
     intervals : DataFrame
         Per night, policy and slice of the next day's completed attempts
         (``all``, ``job_new``, ``job_seen_before``, ``job_new_on_type``, ``decile_01`` ...
@@ -74,7 +77,9 @@ class PlacementBacktest:
         >>> PlacementBacktest(picks, pd.DataFrame()).summary()["infeasible_pick_rate"].tolist()
         [0.5]
         """
-        grouped = self.picks.groupby(["policy", "feasibility", "objective"], sort=True)
+        keys = [key for key in ("policy", "feasibility", "min_fit_probability", "objective")
+                if key in self.picks]
+        grouped = self.picks.groupby(keys, sort=True, dropna=False)
         return pd.DataFrame({
             "jobs": grouped.size(),
             "mean_regret": grouped["regret"].mean(),
@@ -93,7 +98,7 @@ def placement_backtest(
     window_days: int = 30,
     nights: int = 3,
     jobs_per_night: int = 300,
-    min_fit_probability: float = 0.5,
+    min_fit_probability: float | Sequence[float] = 0.5,
     coverage: float = 0.8,
     held_out_hardware: str | None = None,
     random_state: int = 0,
@@ -123,8 +128,9 @@ def placement_backtest(
         Consecutive nights to score, from the log's first day plus ``window_days``.
     jobs_per_night : int, default=300
         Jobs of the next day placed each night (a seeded sample).
-    min_fit_probability : float, default=0.5
-        Threshold of :func:`~leapml.rank_candidates`.
+    min_fit_probability : float or sequence of float, default=0.5
+        Threshold of :func:`~leapml.rank_candidates`; with several, learned
+        feasibility is scored at each (the models are fitted once).
     coverage : float, default=0.8
         Coverage of the prediction intervals.
     held_out_hardware : str, optional
@@ -161,6 +167,10 @@ def placement_backtest(
     validate_attempts(attempts, validate_hardware(hardware))
     if not models:
         raise ValueError("models is empty: give at least one throughput model")
+    thresholds = np.atleast_1d(np.asarray(min_fit_probability, dtype=float))
+    if thresholds.ndim != 1 or not len(thresholds) or not ((thresholds >= 0) & (thresholds <= 1)).all():
+        raise ValueError("min_fit_probability must be a number in [0, 1] or a non-empty sequence "
+                         f"of them, got {min_fit_probability!r}")
     attempts = attempts.reset_index(drop=True)
     history = attempts
     if held_out_hardware is not None:
@@ -173,11 +183,11 @@ def placement_backtest(
         night = first + i * _DAY
         result = _night(attempts, history, hardware, features, night, oracle=oracle, models=models,
                         feasibility=feasibility, window_days=window_days,
-                        jobs_per_night=jobs_per_night, min_fit_probability=min_fit_probability,
+                        jobs_per_night=jobs_per_night, thresholds=thresholds.tolist(),
                         coverage=coverage, held_out=held_out_hardware, seed=random_state + i)
         if result is not None:
             picks.append(result[0])
-            scores.append(result[1])
+            scores.extend(result[1])
             intervals.append(result[2])
     if not picks:
         raise ValueError("no night had both a training window and jobs to place")
@@ -186,7 +196,7 @@ def placement_backtest(
 
 
 def _night(attempts, history, hardware, features, night, *, oracle, models, feasibility,
-           window_days, jobs_per_night, min_fit_probability, coverage, held_out, seed):
+           window_days, jobs_per_night, thresholds, coverage, held_out, seed):
     """One night: fit the models and the feasibility model, place the next day's jobs."""
     t = attempts["submit_time"]
     status = attempts["status"].astype(str)
@@ -221,12 +231,16 @@ def _night(attempts, history, hardware, features, night, *, oracle, models, feas
                                               coverage, held_out).assign(night=night, policy=name))
         for source, probability in sources.items():
             objectives = OBJECTIVES if calibrated and source == "learned" else OBJECTIVES[:1]
+            # a probability of 0 or 1 (true) or NaN (none) is on the same side of every threshold
+            levels = thresholds if source == "learned" else [np.nan]
             for objective in objectives:
-                picked = _scored_picks(frame.assign(fit_probability=probability), hardware,
-                                       min_fit_probability, objective)
-                frames.append(picked.assign(night=night, policy=name, feasibility=source,
-                                            objective=objective))
-    scores = _feasibility_scores(night, learned >= min_fit_probability, truth)
+                for level in levels:
+                    picked = _scored_picks(frame.assign(fit_probability=probability), hardware,
+                                           0.5 if np.isnan(level) else level, objective)
+                    frames.append(picked.assign(night=night, policy=name, feasibility=source,
+                                                min_fit_probability=level, objective=objective))
+    scores = [{**_feasibility_scores(night, learned >= level, truth), "min_fit_probability": level}
+              for level in thresholds]
     return pd.concat(frames, ignore_index=True), scores, pd.concat(intervals or [pd.DataFrame()])
 
 
