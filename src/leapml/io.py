@@ -22,6 +22,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from leapml._encoding import ColumnEncoder
+
 __all__ = ["ModelFileError", "atomic_path", "load", "load_feasibility", "read_table", "save",
            "write_table"]
 
@@ -538,6 +540,7 @@ def _model_from_members(members):
             and all(c is None or isinstance(c, list) for c in categories),
             "categories_ is not a list of n_features_in_ entries")
     model.categories_ = categories
+    model.encoder_ = ColumnEncoder(categories, names)
     entries = metadata["regressors_"]
     _expect(isinstance(entries, list) and len(entries) == model.n_bins_,
             "regressors_ does not hold one entry per bin")
@@ -664,6 +667,7 @@ def _feasibility_from_members(members):
     classifier._validate_params()
     classifier.classes_ = np.asarray(entry["classes_"])
     classifier.categories_ = entry["categories_"]
+    classifier.encoder_ = ColumnEncoder(entry["categories_"], entry["feature_names_in_"])
     classifier.n_features_in_ = n_features = _count(entry["n_features_in_"], "n_features_in_")
     if entry["feature_names_in_"] is not None:
         classifier.feature_names_in_ = np.asarray(entry["feature_names_in_"], dtype=object)
