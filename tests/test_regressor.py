@@ -247,7 +247,7 @@ def test_predict_checks_its_input_and_writes_nothing(synthetic):
         model.predict(frame.assign(**{numeric: np.inf}))
     with pytest.raises(ValueError, match="feature names"):
         model.predict(frame[frame.columns[::-1]])
-    with pytest.raises(ValueError, match="named columns"):
+    with pytest.raises(ValueError, match="feature names"):
         model.predict({name: frame[name].array for name in frame.columns[::-1]})
     with pytest.raises(ValueError, match="was numeric in fit"):
         model.predict(frame.assign(**{numeric: "fast"}))

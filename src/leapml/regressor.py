@@ -237,10 +237,11 @@ class LeapRegressor(RegressorMixin, BaseEstimator):
         """The columns of a mapping of named columns, checked against the fitted names."""
         names, keys = self.encoder_.names, list(X.keys())
         if names is None or keys != names:
-            fitted = "no names" if names is None else f"{len(names)} named columns"
+            # scikit-learn's own message, from the names alone
+            validate_data(self, pd.DataFrame(columns=keys), reset=False, skip_check_array=True)
             raise ValueError(
                 f"X is a mapping of {len(keys)} named columns, but {type(self).__name__} was "
-                f"fitted on {fitted}; give the columns fit saw, in the same order"
+                "fitted without feature names: give it the rows as an array"
             )
         columns = [X[k] if hasattr(X[k], "dtype") else np.asarray(X[k]) for k in keys]
         lengths = {len(c) for c in columns}
