@@ -193,7 +193,6 @@ def test_length_mismatch_and_bad_params_are_refused():
 
 
 def test_every_input_form_encodes_by_value(synthetic):
-    import pandas as pd
 
     X, y = synthetic
     model = small().fit(X, y)

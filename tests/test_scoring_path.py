@@ -168,7 +168,7 @@ def _variants(jobs):
     yield "another index", jobs.set_axis(np.arange(len(jobs))[::-1] * 7)
 
 
-def test_candidate_columns_equal_the_frame_features_for_any_dtypes(fleet, index):
+def test_candidate_features_equal_the_frame_features_for_any_dtypes(fleet, index):
     jobs = _jobs(fleet, 5)
     types = fleet.hardware["hardware_type"].astype(str).tolist()[::2]
     at = index.end + MINUTE
@@ -178,7 +178,7 @@ def test_candidate_columns_equal_the_frame_features_for_any_dtypes(fleet, index)
         pd.testing.assert_frame_equal(got, expected, check_exact=True, obj=name)
 
 
-def test_candidate_columns_at_each_jobs_own_time(fleet, index):
+def test_candidate_features_at_each_jobs_own_time(fleet, index):
     jobs = _jobs(fleet, 4)
     types = fleet.hardware["hardware_type"].astype(str).tolist()[:5]
     own = index.end + MINUTE * np.arange(1, 5)
@@ -190,7 +190,7 @@ def test_candidate_columns_at_each_jobs_own_time(fleet, index):
         assert got["job_days_since_last_run_any_hardware"].nunique() > 1
 
 
-def test_candidate_columns_on_a_time_zone_aware_log():
+def test_candidate_features_on_a_time_zone_aware_log():
     catalog, log = make_catalog(), make_log(4, 200)
     log["submit_time"] = log["submit_time"].dt.tz_localize("America/New_York")
     index = HistoryIndex(log, catalog)

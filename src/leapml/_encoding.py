@@ -194,9 +194,12 @@ class ColumnEncoder:
             # the NumPy number columns in one conversion: per-column access costs more
             out[:, plain] = X.take(plain, axis=1).to_numpy(dtype=np.float64)
         done = set(plain)
+        # by name where names are unique: about half the cost of iloc on one column
+        by_name = X.columns.is_unique and X.columns.tolist() == self.names
         for j in range(X.shape[1]):
             if j not in done:
-                out[:, j] = self._column(j, X.iloc[:, j].array)
+                column = X[self.names[j]] if by_name else X.iloc[:, j]
+                out[:, j] = self._column(j, column.array)
         return out
 
     def _column(self, j: int, values) -> np.ndarray:

@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from leapml._conformal import MondrianIntervals
 from leapml._encoding import ColumnEncoder
 
 __all__ = ["ModelFileError", "atomic_path", "load", "load_feasibility", "read_table", "save",
@@ -563,6 +564,7 @@ def _model_from_members(members):
         _expect(all(isinstance(g, str) for g in calibration["groups"]),
                 "calibration groups are not text")
         model.calibration_ = dict(calibration)
+        model.intervals_ = MondrianIntervals(model.calibration_)
     return model
 
 

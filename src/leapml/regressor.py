@@ -32,6 +32,7 @@ from leapml._cascade import (
     predict_router,
     router_scores,
 )
+from leapml._conformal import MondrianIntervals, group_labels
 from leapml._encoding import ColumnEncoder, effective_threads
 
 __all__ = ["LeapRegressor"]
@@ -138,6 +139,9 @@ class LeapRegressor(RegressorMixin, BaseEstimator):
         Set by :meth:`calibrate` only: the held-back rows' absolute log
         errors (``residuals``), routed ``bins`` and ``groups``, from which
         :meth:`predict_interval` draws its widths.
+    intervals_ : object
+        Set by :meth:`calibrate` only: the conformal interval widths per
+        category, learned from ``calibration_``.
 
     Examples
     --------
@@ -442,14 +446,14 @@ class LeapRegressor(RegressorMixin, BaseEstimator):
         check_consistent_length(encoded, y)
         if not (np.isfinite(y) & (y > 0)).all():
             raise ValueError("y must be a strictly positive, finite throughput to calibrate on")
-        groups = _group_labels(groups, len(y))
+        groups = group_labels(groups, len(y))
         residuals = np.abs(np.log(y) - np.log(self._predict_encoded(encoded)))
         self.calibration_ = {
             "residuals": residuals.tolist(),
             "bins": self._route(encoded).tolist(),
             "groups": groups,
         }
-        self.__dict__.pop("_conformal", None)
+        self.intervals_ = MondrianIntervals(self.calibration_)
         return self
 
     def predict_interval(self, X, *, coverage=0.8, groups=None):
@@ -490,9 +494,8 @@ class LeapRegressor(RegressorMixin, BaseEstimator):
             raise ValueError(f"coverage must be a number in (0, 1), got {coverage!r}")
         encoded = self._validate_X(X, reset=False)
         predicted = self._predict_encoded(encoded)
-        categories = self._categories(self._route(encoded), _group_labels(groups, len(encoded)))
-        half = self._conformal_model().predict_int(np.zeros(len(encoded)), bins=categories,
-                                                   confidence=float(coverage))[:, 1]
+        half = self.intervals_.half_widths(self._route(encoded), group_labels(groups, len(encoded)),
+                                           coverage)
         return np.column_stack([predicted * np.exp(-half), predicted * np.exp(half)])
 
     def _route(self, encoded):
@@ -501,51 +504,6 @@ class LeapRegressor(RegressorMixin, BaseEstimator):
         if self.combine == "soft" or self.router != "ordinal":
             return np.argmax(self._proba(encoded, threads), axis=1)
         return self._chosen_bin(encoded, threads)
-
-    def _categories(self, bins, groups):
-        """Mondrian categories: (bin, group) with enough calibration rows, else the group, else all."""
-        counts, group_counts = self._conformal_counts()
-        codes = np.empty(len(bins), dtype=object)
-        for i, (b, g) in enumerate(zip(bins.tolist(), groups, strict=True)):
-            if counts.get((b, g), 0) >= _MIN_CATEGORY_ROWS:
-                codes[i] = f"{b}|{g}"
-            elif group_counts.get(g, 0) >= _MIN_CATEGORY_ROWS:
-                codes[i] = f"*|{g}"
-            else:
-                codes[i] = "*|*"
-        return codes
-
-    def _conformal_counts(self):
-        calibration = self.calibration_
-        pairs = list(zip(calibration["bins"], calibration["groups"], strict=True))
-        counts = pd.Series(pairs, dtype=object).value_counts().to_dict() if pairs else {}
-        group_counts = pd.Series(calibration["groups"], dtype=object).value_counts().to_dict()
-        return counts, group_counts
-
-    def _conformal_model(self):
-        """The crepes Mondrian conformal regressor of the calibration residuals, built once."""
-        model = self.__dict__.get("_conformal")
-        if model is None:
-            try:
-                from crepes import ConformalRegressor
-            except ImportError as err:  # pragma: no cover - a declared dependency
-                raise ImportError("predict_interval needs the 'crepes' package: "
-                                  "pip install crepes") from err
-            calibration = self.calibration_
-            residuals = np.asarray(calibration["residuals"], dtype=np.float64)
-            bins = np.asarray(calibration["bins"])
-            groups = list(calibration["groups"])
-            counts, group_counts = self._conformal_counts()
-            # every calibration row joins its own category, its group's and the pooled one
-            labels = np.concatenate([self._categories(bins, groups),
-                                     np.array([f"*|{g}" for g in groups], dtype=object),
-                                     np.full(len(residuals), "*|*", dtype=object)])
-            own = np.array([counts.get((b, g), 0) >= _MIN_CATEGORY_ROWS
-                            for b, g in zip(bins.tolist(), groups, strict=True)], dtype=bool)
-            keep = np.concatenate([own, np.ones(2 * len(residuals), dtype=bool)])
-            model = ConformalRegressor().fit(np.tile(residuals, 3)[keep], bins=labels[keep])
-            self.__dict__["_conformal"] = model
-        return model
 
     def explain(self, X):
         """Each feature's contribution to each row's log prediction, through the routed experts.
@@ -664,20 +622,6 @@ class LeapRegressor(RegressorMixin, BaseEstimator):
         from leapml.io import save
 
         return save(self, path)
-
-
-#: Fewest calibration rows a Mondrian category needs before it gets its own interval width.
-_MIN_CATEGORY_ROWS = 20
-
-
-def _group_labels(groups, n) -> list:
-    """Group labels as a list of text (one group when None)."""
-    if groups is None:
-        return ["all"] * n
-    labels = [str(g) for g in np.asarray(groups, dtype=object).ravel().tolist()]
-    if len(labels) != n:
-        raise ValueError(f"groups has {len(labels)} labels for {n} rows")
-    return labels
 
 
 def _ordinal_router(regressor, n_estimators):
