@@ -261,7 +261,7 @@ def test_ranking_problems_are_refused(fleet, index, models):
         with pytest.raises(ValueError) as caught:
             place(model, twice, hardware, history=history, at=at)
         errors.append(str(caught.value))
-    assert errors[0] == errors[1] and "share a (job, hardware type) pair" in errors[0]
+    assert errors[0] == errors[1] and "sharing a (job, hardware type) pair" in errors[0]
     with pytest.raises(ValueError, match="top_k"):
         place(model, jobs, hardware, history=index, at=at, top_k=0)
     # a NumPy integer top_k answers as an int does

@@ -138,7 +138,7 @@ def rank_arrays(job_codes, hardware_codes, hardware_names, throughput, hourly, *
     hardware_names : list
         The hardware types (ties go to the type that sorts first by name).
     throughput : array-like of float
-        Predicted throughput, >= 0 (NaN: no prediction).
+        Predicted throughput, >= 0 and finite (NaN: no prediction).
     hourly : array-like of float
         Cost per hour of each candidate (cost per device-hour times its
         trainer count), > 0 and finite.
@@ -207,9 +207,12 @@ def rank_arrays(job_codes, hardware_codes, hardware_names, throughput, hourly, *
     score = _score(objective, hourly, low, probability, "throughput_low")
     pair = job_codes * max(len(hardware_names), 1) + hardware_codes
     if n and np.unique(pair).size != n:
-        duplicated = int(pd.Series(pair).duplicated(keep=False).sum())
-        raise ValueError(f"{duplicated} candidates share a (job, hardware type) pair; keep one "
-                         "candidate per pair (is a job given twice?)")
+        duplicated = np.flatnonzero(pd.Series(pair).duplicated(keep=False).to_numpy())
+        raise ValueError(
+            f"{len(duplicated)} candidates sharing a (job, hardware type) pair, at rows "
+            f"{duplicated[:6].tolist()}{', ...' if len(duplicated) > 6 else ''}; keep one "
+            "candidate per pair (is a job given twice?)"
+        )
     return _rank_arrays(job_codes, hardware_codes, hardware_names, throughput, hourly, feasible,
                         top_k, unlikely, score)
 
@@ -236,26 +239,8 @@ def _below(probability, name, threshold):
     return probability < threshold
 
 
-def _unlikely(predictions, column, threshold):
-    """Rows whose probability of fitting is below ``threshold``, or None without the column."""
-    if column is None or column not in predictions.columns:
-        _check_threshold(threshold)
-        return None
-    return _below(_float_column(predictions, column), column, threshold)
-
-
 #: The values ``rank_candidates`` takes for ``objective``.
 OBJECTIVES = ("throughput_per_cost", "lower_quantile_per_cost", "expected_utility")
-
-
-def _objective_score(predictions, objective, throughput, hourly, low_col, probability_col):
-    """The value of ``objective`` on each row (None: throughput per cost, computed later)."""
-    low = probability = None
-    if objective in OBJECTIVES[1:] and low_col in predictions.columns:
-        low = _float_column(predictions, low_col)
-        if probability_col in predictions.columns:
-            probability = _float_column(predictions, probability_col)
-    return _score(objective, hourly, low, probability, low_col)
 
 
 def _score(objective, hourly, low, probability, low_name):
@@ -385,7 +370,6 @@ def rank_candidates(predictions, *, cost, job_col="job_id", hardware_col="hardwa
     """
     if not isinstance(predictions, pd.DataFrame):
         raise TypeError(f"predictions must be a pandas DataFrame, got {type(predictions).__name__}")
-    _check_top_k(top_k)
     if isinstance(cost, pd.Series):
         cost = cost.to_dict()
     cost_is_column = isinstance(cost, str)
@@ -399,13 +383,6 @@ def rank_candidates(predictions, *, cost, job_col="job_id", hardware_col="hardwa
     hardware = predictions[hardware_col]
 
     throughput = _float_column(predictions, prediction_col)
-    bad = np.isinf(throughput) | (throughput < 0)
-    if bad.any():
-        raise ValueError(
-            f"{prediction_col!r} must be >= 0 (or NaN for no prediction): {int(bad.sum())} "
-            "row(s) are negative or infinite"
-        )
-
     hardware_codes, hardware_names = _factorize(hardware)
     if (hardware_codes < 0).any():
         raise ValueError(
@@ -452,22 +429,16 @@ def rank_candidates(predictions, *, cost, job_col="job_id", hardware_col="hardwa
         feasible = feasible.to_numpy(dtype=bool)
     else:
         feasible = np.ones(n, dtype=bool)
-    unlikely = _unlikely(predictions, fit_probability_col, min_fit_probability)
-    score = _objective_score(predictions, objective, throughput, hourly, low_col,
-                             fit_probability_col)
-
+    probability = low = None
+    if fit_probability_col is not None and fit_probability_col in predictions.columns:
+        probability = _float_column(predictions, fit_probability_col)
+    if objective in OBJECTIVES[1:] and low_col in predictions.columns:
+        low = _float_column(predictions, low_col)
     job_codes, _ = pd.factorize(predictions[job_col], sort=False, use_na_sentinel=False)
-    pair = job_codes.astype(np.int64) * max(len(hardware_names), 1) + hardware_codes
-    if n and np.unique(pair).size != n:
-        duplicated = pd.Series(pair).duplicated(keep=False).to_numpy()
-        sample = predictions.loc[duplicated, [job_col, hardware_col]].drop_duplicates().head(5)
-        raise ValueError(
-            f"predictions has {int(duplicated.sum())} rows sharing a ({job_col}, {hardware_col}) "
-            f"pair, e.g. {list(sample.itertuples(index=False, name=None))}; keep one row per pair"
-        )
-
-    order, added = _rank_arrays(job_codes, hardware_codes, hardware_names, throughput, hourly,
-                               feasible, top_k, unlikely, score)
+    order, added = rank_arrays(job_codes, hardware_codes, hardware_names, throughput, hourly,
+                               fit_probability=probability, min_fit_probability=min_fit_probability,
+                               feasible=feasible, top_k=top_k, objective=objective,
+                               throughput_low=low)
     if not predictions.columns.is_unique:
         ranked = predictions.iloc[order].reset_index(drop=True)
         for name, values in added.items():
