@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from leapml.ranking import rank_candidates
+from leapml.ranking import rank_arrays, rank_candidates
 
 COST = {"a100": 2.0, "h100": 4.0, "l4": 0.5, "t4": 0.4}
 
@@ -187,3 +187,33 @@ def test_jobs_in_equal_blocks_rank_as_any_other_layout(top_k):
     moved = pd.concat([shuffled.iloc[1:], shuffled.iloc[:1]])
     pd.testing.assert_frame_equal(rank_candidates(moved, **kwargs), by_blocks, check_exact=True)
     assert (by_blocks.groupby("job_id", sort=False)["rank"].first() == 1).all()
+
+
+def test_rank_arrays_ranks_each_job_and_names_its_problems():
+    names = ["a100", "h100", "l4"]
+    jobs, types = np.array([0, 0, 0, 1, 1]), np.array([0, 1, 2, 2, 0])
+    throughput = np.array([100.0, 250.0, np.nan, 10.0, 10.0])
+    hourly = np.array([2.0, 4.0, 0.5, 1.0, 1.0])
+    order, columns = rank_arrays(jobs, types, names, throughput, hourly)
+    # job 0 by throughput per cost, no prediction last; job 1's tie goes to the first name
+    assert order.tolist() == [1, 0, 2, 4, 3]
+    assert columns["rank"].tolist() == [1, 2, 3, 1, 2]
+    assert columns["reason"].tolist() == ["", "", "no prediction", "", ""]
+    probability = np.array([0.9, 0.1, np.nan, 1.0, 1.0])
+    order, columns = rank_arrays(jobs, types, names, throughput, hourly, top_k=1,
+                                 fit_probability=probability)
+    assert order.tolist() == [0, 4]
+    for kwargs, match in [
+        ({"hourly": hourly[:4]}, "one entry per candidate"),
+        ({"hourly": np.where(types == 2, 0.0, hourly)}, "cost per hour must be > 0"),
+        ({"throughput": -throughput}, "negative or infinite"),
+        ({"hardware_codes": types + 1}, "positions in hardware_names"),
+        ({"job_codes": np.zeros(5, dtype=int)}, r"sharing a \(job, hardware type\) pair, at rows \[0, 2, 3, 4\]"),
+        ({"fit_probability": probability * 2}, r"probability in \[0, 1\]"),
+        ({"objective": "lower_quantile_per_cost"}, "low end of a prediction interval"),
+    ]:
+        arguments = {"job_codes": jobs, "hardware_codes": types, "throughput": throughput,
+                     "hourly": hourly} | kwargs
+        with pytest.raises(ValueError, match=match):
+            rank_arrays(arguments.pop("job_codes"), arguments.pop("hardware_codes"), names,
+                        arguments.pop("throughput"), arguments.pop("hourly"), **arguments)

@@ -194,56 +194,68 @@ def test_length_mismatch_and_bad_params_are_refused():
         small(n_bins=0).fit(X, np.ones(10))
 
 
-def test_lean_predict_path_encodes_like_the_full_validation(synthetic):
+def test_every_input_form_encodes_by_value(synthetic):
+
     X, y = synthetic
     model = small().fit(X, y)
+    column = X.columns.get_loc("hardware_type")
     frame = X.head(30).assign(precision=X["precision"].head(30).astype("category"))
-    # an unseen category and a missing one must both become NaN, as in the full path
+    # an unseen category and a missing one must both become NaN
     hardware = frame["hardware_type"].cat.add_categories(["never-seen"])
     hardware.iloc[0], hardware.iloc[1] = "never-seen", None
     frame["hardware_type"] = hardware
-    lean = model._lean_encode(frame)
-    full = model._encode(frame, reset=False)
-    assert lean is not None
-    np.testing.assert_array_equal(lean, full)
-    assert np.isnan(lean[:2, X.columns.get_loc("hardware_type")]).all()
+    encoded = model._validate_X(frame, reset=False)
+    assert np.isnan(encoded[:2, column]).all()
+    assert not np.isnan(encoded[2:, column]).any()
+    # as text, as a mapping of named columns, or as an object array: the same codes
+    text = frame.assign(hardware_type=frame["hardware_type"].astype(object),
+                        precision=frame["precision"].astype(str))
+    mapping = {name: frame[name].array for name in frame.columns}
+    for other in (text, mapping):
+        np.testing.assert_array_equal(model._validate_X(other, reset=False), encoded)
+    with pytest.warns(UserWarning, match="valid feature names"):
+        array = model._validate_X(frame.to_numpy(dtype=object), reset=False)
+    np.testing.assert_array_equal(array, encoded)
+    np.testing.assert_array_equal(model.predict(mapping), model.predict(frame))
 
 
-def test_lean_predict_path_reuses_a_dtypes_codes_only_for_that_very_dtype(synthetic):
+def test_codes_do_not_depend_on_a_dtypes_order(synthetic):
     import pandas as pd
 
     X, y = synthetic
     model = small().fit(X, y)
     column = X.columns.get_loc("hardware_type")
     seen = list(X["hardware_type"].cat.categories)
-    shared = pd.CategoricalDtype(seen + ["never-seen"])
-    reordered = pd.CategoricalDtype(["never-seen", *seen[::-1]])
-    for dtype in (shared, shared, reordered, shared):
-        # the same rows under dtypes with other code orders, and a fresh row mix
-        frame = X.sample(20, random_state=len(dtype.categories)).copy()
-        frame["precision"] = frame["precision"].astype("category")
-        frame["hardware_type"] = frame["hardware_type"].astype(str).astype(dtype)
-        frame.iloc[0, column] = "never-seen"
-        lean = model._lean_encode(frame)
-        np.testing.assert_array_equal(lean, model._encode(frame, reset=False))
-        assert np.isnan(lean[0, column])
-    # a frame whose columns repeat a name goes through the full validation
-    assert model._lean_encode(X.head(3).rename(columns={X.columns[1]: X.columns[0]})) is None
+    rows = X.sample(20, random_state=0).copy()
+    reference = model._validate_X(rows, reset=False)
+    for categories in (seen + ["never-seen"], ["never-seen", *seen[::-1]], seen[:3]):
+        names = rows["hardware_type"].astype(str)
+        names = names.where(names.isin(categories))  # a type outside the dtype is missing
+        frame = rows.assign(hardware_type=names.astype(pd.CategoricalDtype(categories)))
+        encoded = model._validate_X(frame, reset=False)
+        known = frame["hardware_type"].notna().to_numpy()
+        np.testing.assert_array_equal(encoded[known], reference[known])
+        assert np.isnan(encoded[~known, column]).all()
 
 
-def test_lean_predict_path_leaves_unusual_input_to_the_full_validation(synthetic):
+def test_predict_checks_its_input_and_writes_nothing(synthetic):
     X, y = synthetic
     model = small().fit(X, y)
+    before = dict(vars(model))
     frame = X.head(5)
-    assert model._lean_encode(frame.assign(hardware_type=frame["hardware_type"].astype(str))) is None
-    assert model._lean_encode(frame[frame.columns[::-1]]) is None
     numeric = next(c for c in X.columns if X[c].dtype.kind == "f")
-    with_inf = frame.assign(**{numeric: np.inf})
-    assert model._lean_encode(with_inf) is None
     with pytest.raises(ValueError, match="infinity"):
-        model.predict(with_inf)
+        model.predict(frame.assign(**{numeric: np.inf}))
     with pytest.raises(ValueError, match="feature names"):
         model.predict(frame[frame.columns[::-1]])
+    with pytest.raises(ValueError, match="feature names"):
+        model.predict({name: frame[name].array for name in frame.columns[::-1]})
+    with pytest.raises(ValueError, match="was numeric in fit"):
+        model.predict(frame.assign(**{numeric: "fast"}))
+    model.predict(frame)
+    model.predict({name: frame[name].array for name in frame.columns})
+    assert vars(model).keys() == before.keys()
+    assert all(vars(model)[key] is value for key, value in before.items())
 
 
 # -- the ordinal router ---------------------------------------------------------

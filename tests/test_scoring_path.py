@@ -1,9 +1,10 @@
-"""place() with a HistoryIndex scores from arrays; it must answer as the frame path does.
+"""place() scores a HistoryIndex's feature columns without frames, and answers as the steps do.
 
-The frame path is candidate_rows -> HistoryIndex.features -> model.predict ->
-rank_candidates. The array path skips those frames for the plain case and
-hands everything else back to the frame path, so every answer (and every
-error) must be the frame path's, to the bit.
+With an index, place() reads HistoryIndex.candidate_features, hands the
+columns to LeapRegressor.predict as they are and ranks with rank_arrays.
+Its answers must be those of the public steps one by one (candidate_rows ->
+HistoryIndex.features -> model.predict -> rank_candidates) and of the log
+itself as the history, to the bit; bad input is refused alike.
 """
 
 from __future__ import annotations
@@ -16,9 +17,14 @@ from test_features import make_catalog, make_log
 
 import leapml.placement as placement
 from leapml import LeapRegressor
-from leapml._frames import frame_of_arrays
 from leapml.feasibility import FeasibilityClassifier
-from leapml.features import HistoryIndex, build_features, candidate_rows, feature_names
+from leapml.features import (
+    FeatureColumns,
+    HistoryIndex,
+    build_features,
+    candidate_rows,
+    feature_names,
+)
 from leapml.placement import (
     EVIDENCE_COLUMNS,
     fit_feasibility,
@@ -77,10 +83,9 @@ def _by_frames(model, jobs, fleet, index, at, types, top_k=None, feasibility=Non
 
 
 def _candidate_frame(index, jobs, types, at):
-    names, columns = index._candidate_columns(jobs, types, at)
-    assert names == list(types)
-    return frame_of_arrays(columns, pd.Index(feature_names()),
-                           pd.RangeIndex(len(jobs) * len(types)))
+    columns = index.candidate_features(jobs, types, at=at)
+    assert isinstance(columns, FeatureColumns) and list(columns) == feature_names()
+    return columns.to_frame()
 
 
 @pytest.mark.parametrize("kind", ["multiclass", "ordinal", "soft", "lightgbm"])
@@ -122,30 +127,29 @@ def test_place_with_feasibility_by_index_equals_the_frame_path(fleet, index, mod
     assert not got.loc[unlikely, "rankable"].any()
 
 
-def test_the_plain_case_builds_no_frame(fleet, index, models, monkeypatch):
-    """The array path is taken: no candidate frame, no predict on a frame, no rank_candidates."""
+def test_scoring_by_index_builds_no_frame(fleet, index, models, monkeypatch):
+    """No candidate frame, no feature frame, no frame-level ranking: the columns as they are."""
     jobs = _jobs(fleet, 3)
-    at = index.end + MINUTE
     model = models["ordinal"]
-    expected = place(model, jobs, fleet.hardware, history=index, at=at)
-    predictions = predict_candidates(model, jobs, fleet.hardware, history=index, at=at)
+    for at in (index.end + MINUTE, index.end):  # after the log, and inside it (the as-of join)
+        expected = place(model, jobs, fleet.hardware, history=index, at=at)
+        predictions = predict_candidates(model, jobs, fleet.hardware, history=index, at=at)
+        with monkeypatch.context() as patch:
+            def refuse(*args, **kwargs):
+                raise AssertionError("a frame was built")
 
-    def refuse(*args, **kwargs):
-        raise AssertionError("the frame path was taken")
-
-    monkeypatch.setattr(placement, "candidate_rows", refuse)
-    monkeypatch.setattr(placement, "rank_candidates", refuse)
-    monkeypatch.setattr(LeapRegressor, "predict", refuse)
-    pd.testing.assert_frame_equal(
-        place(model, jobs, fleet.hardware, history=index, at=at), expected, check_exact=True
-    )
-    pd.testing.assert_frame_equal(
-        predict_candidates(model, jobs, fleet.hardware, history=index, at=at), predictions,
-        check_exact=True,
-    )
-    # a row at or before the index's end needs the as-of join: the frame path
-    with pytest.raises(AssertionError, match="frame path"):
-        place(model, jobs, fleet.hardware, history=index, at=index.end)
+            patch.setattr(placement, "candidate_rows", refuse)
+            patch.setattr(placement, "rank_candidates", refuse, raising=False)
+            patch.setattr(FeatureColumns, "to_frame", refuse)
+            pd.testing.assert_frame_equal(
+                place(model, jobs, fleet.hardware, history=index, at=at), expected,
+                check_exact=True)
+            pd.testing.assert_frame_equal(
+                predict_candidates(model, jobs, fleet.hardware, history=index, at=at),
+                predictions, check_exact=True)
+        pd.testing.assert_frame_equal(
+            expected, place(model, jobs, fleet.hardware, history=fleet.attempts, at=at),
+            check_exact=True)
 
 
 def _variants(jobs):
@@ -164,7 +168,7 @@ def _variants(jobs):
     yield "another index", jobs.set_axis(np.arange(len(jobs))[::-1] * 7)
 
 
-def test_candidate_columns_equal_the_frame_features_for_any_dtypes(fleet, index):
+def test_candidate_features_equal_the_frame_features_for_any_dtypes(fleet, index):
     jobs = _jobs(fleet, 5)
     types = fleet.hardware["hardware_type"].astype(str).tolist()[::2]
     at = index.end + MINUTE
@@ -174,7 +178,7 @@ def test_candidate_columns_equal_the_frame_features_for_any_dtypes(fleet, index)
         pd.testing.assert_frame_equal(got, expected, check_exact=True, obj=name)
 
 
-def test_candidate_columns_at_each_jobs_own_time(fleet, index):
+def test_candidate_features_at_each_jobs_own_time(fleet, index):
     jobs = _jobs(fleet, 4)
     types = fleet.hardware["hardware_type"].astype(str).tolist()[:5]
     own = index.end + MINUTE * np.arange(1, 5)
@@ -186,7 +190,7 @@ def test_candidate_columns_at_each_jobs_own_time(fleet, index):
         assert got["job_days_since_last_run_any_hardware"].nunique() > 1
 
 
-def test_candidate_columns_on_a_time_zone_aware_log():
+def test_candidate_features_on_a_time_zone_aware_log():
     catalog, log = make_catalog(), make_log(4, 200)
     log["submit_time"] = log["submit_time"].dt.tz_localize("America/New_York")
     index = HistoryIndex(log, catalog)
@@ -209,36 +213,36 @@ def test_candidate_columns_on_a_time_zone_aware_log():
     assert errors[0] == errors[1] and "time-zone aware" in errors[0]
 
 
-def _broken_jobs(jobs, fleet):
-    yield "null model type", jobs.assign(model_type=[None] + jobs["model_type"].tolist()[1:])
-    yield "blank precision", jobs.assign(precision=" ")
-    yield "zero trainers", jobs.assign(trainer_count=0)
-    yield "text batch size", jobs.assign(batch_size="large")
-    yield "no parallelism column", jobs.drop(columns="parallelism")
+def _broken_jobs(jobs):
+    yield "null model type", jobs.assign(model_type=[None] + jobs["model_type"].tolist()[1:]), \
+        "'model_type' is null"
+    yield "blank precision", jobs.assign(precision=" "), "precision is blank"
+    yield "zero trainers", jobs.assign(trainer_count=0), "trainer_count must be finite and > 0"
+    yield "text batch size", jobs.assign(batch_size="large"), "'batch_size' has dtype"
+    yield "no parallelism column", jobs.drop(columns="parallelism"), "missing column"
 
 
-def test_bad_jobs_get_the_frame_paths_errors(fleet, index, models):
+def test_bad_jobs_are_refused_alike(fleet, index, models):
     jobs = _jobs(fleet, 3)
     at = index.end + MINUTE
     types = fleet.hardware["hardware_type"].astype(str).tolist()
-    for name, broken in _broken_jobs(jobs, fleet):
-        assert index._candidate_columns(broken, types, at) is None, name
-        errors = []
+    for _name, broken, message in _broken_jobs(jobs):
+        with pytest.raises(SchemaError, match=message):
+            index.candidate_features(broken, types, at=at)
         for history in (index, fleet.attempts):
-            with pytest.raises((SchemaError, ValueError)) as caught:
+            with pytest.raises(SchemaError, match=message):
                 place(models["ordinal"], broken, fleet.hardware, history=history, at=at,
                       hardware_types=types)
-            errors.append((type(caught.value), str(caught.value)))
-        assert errors[0] == errors[1], name
-    # candidate lists the frame path refuses, refused alike
+    # candidate lists candidate_rows refuses, refused alike
     for bad_types, message in (([], "empty"), ([types[0], types[0]], "repeats"),
                                (["no-such-accelerator"], "absent from the catalog")):
-        with pytest.raises((SchemaError, ValueError), match=message):
-            place(models["ordinal"], jobs, fleet.hardware, history=index, at=at,
-                  hardware_types=bad_types)
+        for history in (index, fleet.attempts):
+            with pytest.raises((SchemaError, ValueError), match=message):
+                place(models["ordinal"], jobs, fleet.hardware, history=history, at=at,
+                      hardware_types=bad_types)
 
 
-def test_ranking_problems_get_rank_candidates_errors(fleet, index, models):
+def test_ranking_problems_are_refused(fleet, index, models):
     jobs = _jobs(fleet, 2)
     at = index.end + MINUTE
     model = models["ordinal"]
@@ -246,7 +250,7 @@ def test_ranking_problems_get_rank_candidates_errors(fleet, index, models):
     priced = hardware.assign(cost_per_device_hour=hardware["cost_per_device_hour"].astype(float))
     zero = priced.copy()
     zero.loc[zero.index[0], "cost_per_device_hour"] = 0.0
-    with pytest.raises(ValueError, match="cost must be > 0"):
+    with pytest.raises(ValueError, match=r"must be > 0 and finite; it is not for \['"):
         place(model, jobs, zero, history=index, at=at)
     unpriced = hardware["hardware_type"].astype(str).tolist() + ["not-in-this-catalog"]
     with pytest.raises((ValueError, SchemaError)):
@@ -257,7 +261,7 @@ def test_ranking_problems_get_rank_candidates_errors(fleet, index, models):
         with pytest.raises(ValueError) as caught:
             place(model, twice, hardware, history=history, at=at)
         errors.append(str(caught.value))
-    assert errors[0] == errors[1] and "sharing a (job_id, hardware_type) pair" in errors[0]
+    assert errors[0] == errors[1] and "sharing a (job, hardware type) pair" in errors[0]
     with pytest.raises(ValueError, match="top_k"):
         place(model, jobs, hardware, history=index, at=at, top_k=0)
     # a NumPy integer top_k answers as an int does
@@ -279,7 +283,7 @@ class _Fixed:
 
 
 @pytest.mark.parametrize("value, message", [(-1.0, "must be >= 0"), (np.inf, "infinite")])
-def test_impossible_predictions_get_rank_candidates_errors(fleet, index, value, message):
+def test_impossible_predictions_are_refused(fleet, index, value, message):
     with pytest.raises(ValueError, match=message):
         place(_Fixed(value), _jobs(fleet, 2), fleet.hardware, history=index,
               at=index.end + MINUTE)
@@ -295,26 +299,25 @@ def test_nan_predictions_rank_last_as_rank_candidates_ranks_them(fleet, index):
     assert not got["rankable"].any()
 
 
-def test_encoded_columns_equal_the_encoded_frame(fleet, index, models):
+def test_predict_reads_feature_columns_as_their_frame(fleet, index, models):
     jobs = _jobs(fleet, 3)
     types = fleet.hardware["hardware_type"].astype(str).tolist()
-    names, columns = index._candidate_columns(jobs, types, index.end + MINUTE)
-    frame = frame_of_arrays(columns, pd.Index(feature_names()), pd.RangeIndex(len(columns[0])))
-    for kind in ("multiclass", "ordinal"):
+    columns = index.candidate_features(jobs, types, at=index.end + MINUTE)
+    frame = columns.to_frame()
+    for kind in ("multiclass", "ordinal", "soft"):
         model = models[kind]
-        np.testing.assert_array_equal(model._encode_columns(feature_names(), columns),
+        np.testing.assert_array_equal(model._validate_X(columns, reset=False),
                                       model._validate_X(frame, reset=False))
-        np.testing.assert_array_equal(model._predict_columns(feature_names(), columns),
-                                      model.predict(frame))
-    # columns the model was not fitted on are not encoded: the frame path decides
+        np.testing.assert_array_equal(model.predict(columns), model.predict(frame))
+    # columns in another order are refused, as a reordered frame is
     model = models["ordinal"]
-    assert model._encode_columns(feature_names()[::-1], columns[::-1]) is None
-    assert model._encode_columns(feature_names(), [c.astype(str) if isinstance(c, np.ndarray)
-                                                   else c for c in columns]) is None
+    reordered = {name: columns[name] for name in feature_names()[::-1]}
+    with pytest.raises(ValueError, match="feature names"):
+        model.predict(reordered)
 
 
-def test_a_model_fitted_on_other_columns_gets_the_frame(fleet, index):
-    """A model fitted on a subset of the features sees the full frame and says so."""
+def test_a_model_fitted_on_other_columns_is_refused_alike(fleet, index):
+    """A model fitted on a subset of the features sees every feature and says so."""
     X = build_features(fleet.attempts, fleet.hardware)
     ok = (fleet.attempts["status"].astype(str) == "ok").to_numpy()
     y = fleet.attempts.loc[ok, "throughput"].to_numpy(float)

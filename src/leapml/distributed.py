@@ -58,9 +58,10 @@ from leapml._cascade import (
     default_regressor,
     lightgbm_params,
 )
+from leapml._encoding import is_categorical, learn_categories
 from leapml.evaluation import backtest as _backtest
 from leapml.evaluation import held_out as _held_out
-from leapml.regressor import LeapRegressor, _is_categorical, _learn_categories, _ordinal_router
+from leapml.regressor import LeapRegressor, _ordinal_router
 
 __all__ = ["build_features", "fit_regressor", "held_out", "nightly"]
 
@@ -355,7 +356,7 @@ def _categories(column: dd.Series) -> list:
     if isinstance(dtype, pd.CategoricalDtype) and column.cat.known:
         return dtype.categories.tolist()
     values = column.dropna().unique().compute()
-    return _learn_categories(pd.Series(np.asarray(values, dtype=object)))
+    return learn_categories(pd.Series(np.asarray(values, dtype=object)))
 
 
 def _encoded(model: LeapRegressor, X: dd.DataFrame, y: dd.Series, client):
@@ -369,7 +370,7 @@ def _encoded(model: LeapRegressor, X: dd.DataFrame, y: dd.Series, client):
     if len(skeleton) == 0:
         raise ValueError("X has no rows")
     for name in names:
-        if _is_categorical(X._meta[name]):
+        if is_categorical(X._meta[name]):
             skeleton[name] = pd.Categorical(
                 skeleton[name].astype(object), categories=_categories(X[name])
             )

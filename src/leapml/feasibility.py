@@ -15,7 +15,6 @@ from numbers import Integral, Real
 
 import numpy as np
 import pandas as pd
-from joblib import effective_n_jobs
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.preprocessing import LabelEncoder
 from sklearn.utils import check_random_state
@@ -29,7 +28,7 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
-from leapml.regressor import _encode_frame, _is_categorical, _learn_categories
+from leapml._encoding import ColumnEncoder, effective_threads
 
 __all__ = ["FeasibilityClassifier"]
 
@@ -109,6 +108,8 @@ class FeasibilityClassifier(ClassifierMixin, BaseEstimator):
     categories_ : list of length n_features_in_
         For each feature, ``None`` (numeric) or the categories learned in
         ``fit``; a category not in the list is treated as missing.
+    encoder_ : ColumnEncoder
+        The column encoder learned in ``fit``, which every predict call reads.
     n_features_in_ : int
         Number of features seen in ``fit``.
     feature_names_in_ : ndarray of shape (n_features_in_,)
@@ -162,19 +163,18 @@ class FeasibilityClassifier(ClassifierMixin, BaseEstimator):
         return tags
 
     def _validate_X(self, X, *, reset):
-        """Validate ``X`` and encode its category columns as float codes (NaN: unseen)."""
+        """Validate ``X`` and encode it with the encoder learned in ``fit`` (NaN: unseen category)."""
         if isinstance(X, pd.DataFrame):
             validate_data(self, X, reset=reset, skip_check_array=True)
             if reset:
-                self.categories_ = [
-                    _learn_categories(X.iloc[:, j]) if _is_categorical(X.iloc[:, j]) else None
-                    for j in range(X.shape[1])
-                ]
-            return check_array(_encode_frame(X, self.categories_), dtype=np.float64,
+                self.encoder_ = ColumnEncoder.learn(X)
+                self.categories_ = self.encoder_.categories
+            return check_array(self.encoder_.encode(X), dtype=np.float64,
                                ensure_all_finite="allow-nan", estimator=self)
         X = validate_data(self, X, reset=reset, dtype=np.float64, ensure_all_finite="allow-nan")
         if reset:
-            self.categories_ = [None] * X.shape[1]
+            self.encoder_ = ColumnEncoder([None] * X.shape[1])
+            self.categories_ = self.encoder_.categories
         return X
 
     @_fit_context(prefer_skip_nested_validation=True)
@@ -231,7 +231,7 @@ class FeasibilityClassifier(ClassifierMixin, BaseEstimator):
             "num_leaves": int(self.num_leaves),
             "min_data_in_leaf": int(self.min_child_samples),
             "min_data_per_group": int(self.min_child_samples),
-            "num_threads": 1 if self.n_jobs is None else int(effective_n_jobs(self.n_jobs)),
+            "num_threads": effective_threads(self.n_jobs),
             "seed": int(check_random_state(self.random_state).randint(np.iinfo(np.int32).max)),
             "deterministic": True,
             "verbose": -1,
@@ -259,8 +259,7 @@ class FeasibilityClassifier(ClassifierMixin, BaseEstimator):
         X = self._validate_X(X, reset=False)
         if self.booster_ is None:
             return np.ones((len(X), 1))
-        raw = self.booster_.predict(X, num_threads=1 if self.n_jobs is None
-                                    else int(effective_n_jobs(self.n_jobs)))
+        raw = self.booster_.predict(X, num_threads=effective_threads(self.n_jobs))
         if raw.ndim == 1:
             return np.column_stack([1.0 - raw, raw])
         return raw

@@ -23,6 +23,8 @@ from sklearn.utils.validation import check_is_fitted
 
 from leapml import __version__
 from leapml._cascade import ConstantModel
+from leapml._conformal import MondrianIntervals
+from leapml._encoding import ColumnEncoder
 from leapml._lightgbm_text import checked_model_text
 from leapml.feasibility import FeasibilityClassifier
 from leapml.files import atomic_path
@@ -395,6 +397,7 @@ def _model_from_members(members):
             and all(c is None or isinstance(c, list) for c in categories),
             "categories_ is not a list of n_features_in_ entries")
     model.categories_ = categories
+    model.encoder_ = ColumnEncoder(categories, names)
     entries = metadata["regressors_"]
     _expect(isinstance(entries, list) and len(entries) == model.n_bins_,
             "regressors_ does not hold one entry per bin")
@@ -417,6 +420,7 @@ def _model_from_members(members):
         _expect(all(isinstance(g, str) for g in calibration["groups"]),
                 "calibration groups are not text")
         model.calibration_ = dict(calibration)
+        model.intervals_ = MondrianIntervals(model.calibration_)
     return model
 
 
@@ -519,6 +523,7 @@ def _feasibility_from_members(members):
     classifier._validate_params()
     classifier.classes_ = np.asarray(entry["classes_"])
     classifier.categories_ = entry["categories_"]
+    classifier.encoder_ = ColumnEncoder(entry["categories_"], entry["feature_names_in_"])
     classifier.n_features_in_ = n_features = _count(entry["n_features_in_"], "n_features_in_")
     if entry["feature_names_in_"] is not None:
         classifier.feature_names_in_ = np.asarray(entry["feature_names_in_"], dtype=object)

@@ -16,14 +16,15 @@ from ._calendar import add_days, on_clock, on_or_before
 from ._frames import cached_index, column_values, frame_of_arrays, taken
 from .features import (
     FEATURE_GROUPS,
+    FeatureColumns,
     HistoryIndex,
-    _candidate_names,
     build_features,
     candidate_rows,
-    feature_names,
+    hardware_type_names,
     outcome_known_time,
 )
-from .ranking import _rank_arrays, rank_candidates
+from .ranking import rank_arrays
+from .regressor import LeapRegressor
 from .schema import validate_attempts, validate_hardware
 
 __all__ = ["completed_between", "explain_picks", "fit_feasibility", "fit_window", "place",
@@ -55,8 +56,6 @@ FEASIBILITY_FEATURES = [
 #: Features along which fitting only gets likelier (1) or less likely (-1), all else equal.
 MONOTONE_FEATURES = {"memory_gb": 1, "total_memory_gb": 1, "batch_size": -1, "seq_len": -1,
                      "batch_tokens_per_memory_gb": -1}
-_FEATURE_NAMES = feature_names()
-_FEATURE_INDEX = pd.Index(_FEATURE_NAMES)
 
 
 def completed_between(
@@ -379,69 +378,43 @@ def _predictions(model, jobs, hardware, history, at, hardware_types,
                  feasibility=None, coverage=0.8) -> _Predictions:
     if isinstance(jobs, pd.DataFrame) and len(jobs) == 0:
         raise ValueError("jobs is empty: give at least one submission to score")
-    indexed = isinstance(history, HistoryIndex)
     own_times = at is None and "submit_time" in jobs
     if at is None and not own_times:
         at = _just_after(history)
-    if isinstance(hardware_types, (str, pd.DataFrame)):
-        hardware_types = _candidate_names(hardware_types)  # one name, or a catalog's types
     if hardware_types is None:
         times = jobs["submit_time"] if own_times else at
         latest = pd.Series(times).max() if not np.isscalar(times) else pd.Timestamp(times)
         introduced = on_or_before(hardware["introduced"], latest)
-        hardware_types = hardware.loc[introduced, "hardware_type"].astype(str).tolist()
-    if indexed:
-        found = history._candidate_columns(jobs, list(hardware_types), at)
-        if found is not None:
-            return _indexed_predictions(model, jobs, *found, feasibility, coverage)
-    candidates = candidate_rows(jobs, list(hardware_types), at=at)
-    if indexed:
-        X = history.features(candidates)
+        hardware_types = hardware.loc[introduced, "hardware_type"]
+    names = hardware_type_names(hardware_types)
+    if isinstance(history, HistoryIndex):
+        X = history.candidate_features(jobs, names, at=at)
     else:
+        candidates = candidate_rows(jobs, names, at=at)
         X = build_features(candidates, hardware, history=same_families(history, candidates))
-    types = candidates["hardware_type"].array
-    job_id = column_values(candidates["job_id"])
-    return _Predictions(job_id, types.codes, types.categories,
-                        column_values(candidates["trainer_count"]),
-                        np.asarray(model.predict(X), dtype=float),
-                        _fit_probability(feasibility, X, job_id, types.astype(str)),
-                        _interval(model, X, coverage))
-
-
-def _indexed_predictions(model, jobs, names, columns, feasibility, coverage) -> _Predictions:
-    """The predictions from the feature columns of a HistoryIndex, as the frame path makes them.
-
-    A :class:`~leapml.LeapRegressor` reads the columns as they are; any
-    other model gets them as the feature frame.
-    """
+    # a LeapRegressor reads the feature columns as they are; other models get a frame
+    frame = X.to_frame() if isinstance(X, FeatureColumns) and (
+        not isinstance(model, LeapRegressor) or feasibility is not None) else X
     n_jobs, n_types = len(jobs), len(names)
-    predict_columns = getattr(model, "_predict_columns", None)
-    predicted = predict_columns(_FEATURE_NAMES, columns) if callable(predict_columns) else None
-    if predicted is None:
-        predicted = model.predict(
-            frame_of_arrays(columns, _FEATURE_INDEX, pd.RangeIndex(n_jobs * n_types))
-        )
     repeat = np.repeat(np.arange(n_jobs), n_types)
     job_id = column_values(jobs["job_id"], repeat)
-    probability = np.full(n_jobs * n_types, np.nan)
-    interval = np.full((n_jobs * n_types, 2), np.nan)
-    if feasibility is not None or hasattr(model, "calibration_"):
-        X = frame_of_arrays(columns, _FEATURE_INDEX, pd.RangeIndex(n_jobs * n_types))
-        probability = _fit_probability(feasibility, X, job_id, np.tile(np.asarray(names), n_jobs))
-        interval = _interval(model, X, coverage)
     return _Predictions(job_id, np.tile(np.arange(n_types), n_jobs), cached_index(tuple(names)),
                         column_values(jobs["trainer_count"], repeat),
-                        np.asarray(predicted, dtype=float), probability, interval)
+                        np.asarray(model.predict(X if isinstance(model, LeapRegressor) else frame),
+                                   dtype=float),
+                        _fit_probability(feasibility, frame, job_id, np.tile(names, n_jobs)),
+                        _interval(model, X if isinstance(model, LeapRegressor) else frame,
+                                  coverage, n_jobs * n_types))
 
 
-def _interval(model, X, coverage) -> np.ndarray:
+def _interval(model, X, coverage, n_rows) -> np.ndarray:
     """Prediction intervals of a calibrated model (groups: :func:`history_groups`); else NaN."""
     if not hasattr(model, "calibration_"):
-        return np.full((len(X), 2), np.nan)
+        return np.full((n_rows, 2), np.nan)
     return model.predict_interval(X, coverage=coverage, groups=history_groups(X))
 
 
-def history_groups(X: pd.DataFrame) -> np.ndarray:
+def history_groups(X) -> np.ndarray:
     """How much of a row's job the log has seen: ``"new"``, ``"new_on_type"`` or ``"seen"``.
 
     ``"new"``: the job never completed a run; ``"new_on_type"``: it did, but
@@ -457,8 +430,8 @@ def history_groups(X: pd.DataFrame) -> np.ndarray:
     >>> history_groups(X).tolist()
     ['new', 'new_on_type', 'seen']
     """
-    runs = X["job_runs_any_hardware"].to_numpy(dtype=float, na_value=0.0)
-    here = X["job_runs_same_hardware"].to_numpy(dtype=float, na_value=0.0)
+    runs = pd.Series(X["job_runs_any_hardware"]).to_numpy(dtype=float, na_value=0.0)
+    here = pd.Series(X["job_runs_same_hardware"]).to_numpy(dtype=float, na_value=0.0)
     return np.where(runs > 0, np.where(here > 0, "seen", "new_on_type"), "new")
 
 
@@ -471,7 +444,7 @@ def _fit_probability(feasibility, X, job_id, hardware_type) -> np.ndarray:
     (or a ``fit_probability``) covering every candidate.
     """
     if feasibility is None:
-        return np.full(len(X), np.nan)
+        return np.full(len(job_id), np.nan)
     if not isinstance(feasibility, pd.DataFrame):
         if not callable(getattr(feasibility, "fit_probability", None)):
             raise TypeError(
@@ -593,13 +566,20 @@ def place(
     predictions = _predictions(model, jobs, hardware, history, at, hardware_types, feasibility,
                                coverage)
     cost = _costs(hardware, predictions.type_names)
-    ranked = None
-    if objective == "throughput_per_cost":
-        ranked = _ranked(predictions, cost, len(jobs), top_k, min_fit_probability)
-    if ranked is not None:
-        return ranked
-    return rank_candidates(predictions.frame(), cost=cost, top_k=top_k,
-                           min_fit_probability=min_fit_probability, objective=objective)
+    codes = predictions.type_codes
+    unit_cost = np.array([cost[name] for name in predictions.type_names], dtype=np.float64)
+    n_types = len(predictions.type_names)
+    # jobs in order of first appearance: a job given twice shares its (job, type) pairs
+    job_codes = pd.factorize(np.asarray(predictions.job_id[::n_types], dtype=object))[0]
+    order, added = rank_arrays(
+        np.repeat(job_codes, n_types), codes, predictions.type_names.tolist(),
+        predictions.predicted,
+        unit_cost[codes] * np.asarray(predictions.trainer_count, dtype=np.float64),
+        fit_probability=predictions.fit_probability, min_fit_probability=min_fit_probability,
+        top_k=top_k, objective=objective, throughput_low=predictions.interval[:, 0],
+    )
+    return frame_of_arrays([*predictions.columns(order), *added.values()], _RANKED_COLUMNS,
+                           pd.RangeIndex(len(order)))
 
 
 def _costs(hardware: pd.DataFrame, type_names) -> dict:
@@ -621,6 +601,9 @@ def _costs(hardware: pd.DataFrame, type_names) -> dict:
             f"hardware type(s) {uncosted}: add their costs, leave them out of hardware_types, "
             "or use predict_candidates (prediction needs no cost)"
         )
+    unusable = sorted({str(name) for name in type_names if not 0 < cost[str(name)] < np.inf})
+    if unusable:
+        raise ValueError(f"cost_per_device_hour must be > 0 and finite; it is not for {unusable}")
     return cost
 
 
@@ -631,44 +614,6 @@ def _as_text(column: pd.Series) -> list[str]:
         names = [str(name) for name in values.categories.tolist()] + [str(np.nan)]  # code -1: NaN
         return [names[code] for code in values.codes.tolist()]
     return [str(value) for value in column.to_numpy(dtype=object)]
-
-
-def _ranked(predictions: _Predictions, cost: dict, n_jobs: int, top_k,
-            min_fit_probability) -> pd.DataFrame | None:
-    """``rank_candidates`` of the predictions, or None unless the case is plain.
-
-    Plain: each job once, with the same types in the same order, every type
-    costed above zero, every trainer count above zero, every prediction
-    finite and >= 0 (or NaN). :func:`rank_candidates` checks and answers
-    the rest.
-    """
-    predicted, codes = predictions.predicted, predictions.type_codes
-    n_types = len(predictions.type_names)
-    if (not (top_k is None or (type(top_k) is int and top_k >= 1))
-            or len(codes) != n_jobs * n_types
-            or not (type(min_fit_probability) in (int, float) and 0 <= min_fit_probability <= 1)):
-        return None
-    names = predictions.type_names.tolist()
-    unit_cost = np.array([cost.get(name, np.nan) for name in names], dtype=np.float64)
-    trainers = np.asarray(predictions.trainer_count, dtype=np.float64)
-    if (
-        not ((unit_cost > 0) & np.isfinite(unit_cost)).all()
-        or not ((trainers > 0) & np.isfinite(trainers)).all()
-        or np.isinf(predicted).any()
-        or (predicted < 0).any()
-        or ((predictions.fit_probability < 0) | (predictions.fit_probability > 1)).any()
-        or not np.array_equal(codes, np.tile(np.arange(n_types), n_jobs))
-        or (n_jobs > 1
-            and pd.unique(np.asarray(predictions.job_id[::n_types], dtype=object)).size != n_jobs)
-    ):
-        return None
-    order, added = _rank_arrays(
-        np.repeat(np.arange(n_jobs), n_types), codes, names, predicted,
-        unit_cost[codes] * trainers, np.ones(len(codes), dtype=bool), top_k,
-        predictions.fit_probability < min_fit_probability,
-    )
-    return frame_of_arrays([*predictions.columns(order), *added.values()], _RANKED_COLUMNS,
-                           pd.RangeIndex(len(order)))
 
 
 def _just_after(history) -> pd.Timestamp:

@@ -15,7 +15,7 @@ import pandas as pd
 
 from leapml._frames import column_values, frame_of_arrays
 
-__all__ = ["OBJECTIVES", "REASONS", "rank_candidates"]
+__all__ = ["OBJECTIVES", "REASONS", "rank_arrays", "rank_candidates"]
 
 
 def _fail_if_missing(frame, columns):
@@ -120,17 +120,120 @@ def _rank_arrays(job_codes, hardware_codes, hardware_names, throughput, hourly, 
     }
 
 
-def _unlikely(predictions, column, threshold):
-    """Rows whose probability of fitting is below ``threshold``, or None without the column."""
+def rank_arrays(job_codes, hardware_codes, hardware_names, throughput, hourly, *,
+                fit_probability=None, min_fit_probability=0.5, feasible=None, top_k=None,
+                objective="throughput_per_cost", throughput_low=None):
+    """The ranking of :func:`rank_candidates`, on arrays: one entry per candidate.
+
+    For callers that hold their candidates as arrays already (such as
+    :func:`leapml.placement.place` scoring one submission): the same checks
+    and the same order as :func:`rank_candidates`, without a frame.
+
+    Parameters
+    ----------
+    job_codes : array-like of int
+        Each candidate's job, numbered 0, 1, ... in order of first appearance.
+    hardware_codes : array-like of int
+        Each candidate's hardware type, as a position in ``hardware_names``.
+    hardware_names : list
+        The hardware types (ties go to the type that sorts first by name).
+    throughput : array-like of float
+        Predicted throughput, >= 0 and finite (NaN: no prediction).
+    hourly : array-like of float
+        Cost per hour of each candidate (cost per device-hour times its
+        trainer count), > 0 and finite.
+    fit_probability, min_fit_probability, feasible, top_k, objective
+        As for :func:`rank_candidates`, ``fit_probability`` and ``feasible``
+        as arrays (NaN probability: unknown).
+    throughput_low : array-like of float, optional
+        The low end of each prediction interval, read by the objectives
+        that use it.
+
+    Returns
+    -------
+    order : ndarray of int
+        The candidates kept, best first within each job.
+    columns : dict
+        The columns :func:`rank_candidates` adds, at the rows of ``order``.
+
+    Raises
+    ------
+    ValueError
+        As :func:`rank_candidates` raises it: arrays of unequal length, a
+        code out of range, a cost per hour <= 0 or not finite, a negative or
+        infinite throughput, a probability outside [0, 1], repeated (job,
+        hardware type) pairs, a ``top_k`` below 1 or an unknown objective.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> order, columns = rank_arrays([0, 0, 0], [0, 1, 2], ["a100", "h100", "l4"],
+    ...                              np.array([100.0, 250.0, np.nan]), np.array([2.0, 4.0, 0.5]))
+    >>> order.tolist(), columns["rank"].tolist()
+    ([1, 0, 2], [1, 2, 3])
+    """
+    _check_top_k(top_k)
+    job_codes = np.asarray(job_codes, dtype=np.int64)
+    hardware_codes = np.asarray(hardware_codes, dtype=np.int64)
+    throughput = np.asarray(throughput, dtype=np.float64)
+    hourly = np.asarray(hourly, dtype=np.float64)
+    n = len(job_codes)
+    given = {"hardware_codes": hardware_codes, "throughput": throughput, "hourly": hourly}
+    optional = {"fit_probability": fit_probability, "feasible": feasible,
+                "throughput_low": throughput_low}
+    given.update({name: np.asarray(values) for name, values in optional.items() if values is not None})
+    lengths = {name: len(values) for name, values in given.items() if len(values) != n}
+    if lengths:
+        raise ValueError(f"every array needs one entry per candidate ({n}, as job_codes); {lengths}")
+    if n and (job_codes.min() < 0 or hardware_codes.min() < 0
+              or hardware_codes.max() >= len(hardware_names)):
+        raise ValueError("job_codes must be >= 0 and hardware_codes positions in hardware_names")
+    bad = np.isinf(throughput) | (throughput < 0)
+    if bad.any():
+        raise ValueError("throughput must be >= 0 (or NaN for no prediction): "
+                         f"{int(bad.sum())} row(s) are negative or infinite")
+    if not _positive_finite(hourly).all():
+        raise ValueError(f"cost per hour must be > 0 and finite: {int((~_positive_finite(hourly)).sum())} "
+                         "row(s) are not")
+    unlikely = None
+    if fit_probability is not None:
+        unlikely = _below(given["fit_probability"].astype(np.float64), "fit_probability",
+                          min_fit_probability)
+    else:
+        _check_threshold(min_fit_probability)
+    feasible = np.ones(n, dtype=bool) if feasible is None else given["feasible"].astype(bool)
+    low = None if throughput_low is None else given["throughput_low"].astype(np.float64)
+    probability = None if fit_probability is None else given["fit_probability"].astype(np.float64)
+    score = _score(objective, hourly, low, probability, "throughput_low")
+    pair = job_codes * max(len(hardware_names), 1) + hardware_codes
+    if n and np.unique(pair).size != n:
+        duplicated = np.flatnonzero(pd.Series(pair).duplicated(keep=False).to_numpy())
+        raise ValueError(
+            f"{len(duplicated)} candidates sharing a (job, hardware type) pair, at rows "
+            f"{duplicated[:6].tolist()}{', ...' if len(duplicated) > 6 else ''}; keep one "
+            "candidate per pair (is a job given twice?)"
+        )
+    return _rank_arrays(job_codes, hardware_codes, hardware_names, throughput, hourly, feasible,
+                        top_k, unlikely, score)
+
+
+def _check_top_k(top_k):
+    if top_k is not None and (not isinstance(top_k, Integral) or isinstance(top_k, bool) or top_k < 1):
+        raise ValueError(f"top_k must be None or an int >= 1, got {top_k!r}")
+
+
+def _check_threshold(threshold):
     if not (isinstance(threshold, Real) and 0 <= threshold <= 1):
         raise ValueError(f"min_fit_probability must be a number in [0, 1], got {threshold!r}")
-    if column is None or column not in predictions.columns:
-        return None
-    probability = _float_column(predictions, column)
+
+
+def _below(probability, name, threshold):
+    """Rows whose probability of fitting is below ``threshold``, after checking both."""
+    _check_threshold(threshold)
     bad = (probability < 0) | (probability > 1)
     if bad.any():
         raise ValueError(
-            f"{column!r} must be a probability in [0, 1] (or NaN for unknown): "
+            f"{name!r} must be a probability in [0, 1] (or NaN for unknown): "
             f"{int(bad.sum())} row(s) are not"
         )
     return probability < threshold
@@ -140,23 +243,21 @@ def _unlikely(predictions, column, threshold):
 OBJECTIVES = ("throughput_per_cost", "lower_quantile_per_cost", "expected_utility")
 
 
-def _objective_score(predictions, objective, throughput, hourly, low_col, probability_col):
-    """The value of ``objective`` on each row (None: throughput per cost, computed later)."""
+def _score(objective, hourly, low, probability, low_name):
+    """The value of ``objective`` from arrays (None: throughput per cost, computed later)."""
     if objective not in OBJECTIVES:
         raise ValueError(f"objective must be one of {list(OBJECTIVES)}, got {objective!r}")
     if objective == "throughput_per_cost":
         return None
-    if low_col not in predictions.columns:
+    if low is None:
         raise ValueError(
             f"objective {objective!r} needs the low end of a prediction interval in column "
-            f"{low_col!r} (a calibrated model: fit_window(..., calibration_days=1))"
+            f"{low_name!r} (a calibrated model: fit_window(..., calibration_days=1))"
         )
-    low = _float_column(predictions, low_col)
     if ((low < 0) | np.isinf(low)).any():
-        raise ValueError(f"{low_col!r} must be >= 0 and finite (or NaN)")
+        raise ValueError(f"{low_name!r} must be >= 0 and finite (or NaN)")
     score = low / hourly
-    if objective == "expected_utility" and probability_col in predictions.columns:
-        probability = _float_column(predictions, probability_col)
+    if objective == "expected_utility" and probability is not None:
         score = score * np.where(np.isnan(probability), 1.0, probability)
     return score
 
@@ -269,8 +370,6 @@ def rank_candidates(predictions, *, cost, job_col="job_id", hardware_col="hardwa
     """
     if not isinstance(predictions, pd.DataFrame):
         raise TypeError(f"predictions must be a pandas DataFrame, got {type(predictions).__name__}")
-    if top_k is not None and (not isinstance(top_k, Integral) or isinstance(top_k, bool) or top_k < 1):
-        raise ValueError(f"top_k must be None or an int >= 1, got {top_k!r}")
     if isinstance(cost, pd.Series):
         cost = cost.to_dict()
     cost_is_column = isinstance(cost, str)
@@ -284,13 +383,6 @@ def rank_candidates(predictions, *, cost, job_col="job_id", hardware_col="hardwa
     hardware = predictions[hardware_col]
 
     throughput = _float_column(predictions, prediction_col)
-    bad = np.isinf(throughput) | (throughput < 0)
-    if bad.any():
-        raise ValueError(
-            f"{prediction_col!r} must be >= 0 (or NaN for no prediction): {int(bad.sum())} "
-            "row(s) are negative or infinite"
-        )
-
     hardware_codes, hardware_names = _factorize(hardware)
     if (hardware_codes < 0).any():
         raise ValueError(
@@ -337,22 +429,16 @@ def rank_candidates(predictions, *, cost, job_col="job_id", hardware_col="hardwa
         feasible = feasible.to_numpy(dtype=bool)
     else:
         feasible = np.ones(n, dtype=bool)
-    unlikely = _unlikely(predictions, fit_probability_col, min_fit_probability)
-    score = _objective_score(predictions, objective, throughput, hourly, low_col,
-                             fit_probability_col)
-
+    probability = low = None
+    if fit_probability_col is not None and fit_probability_col in predictions.columns:
+        probability = _float_column(predictions, fit_probability_col)
+    if objective in OBJECTIVES[1:] and low_col in predictions.columns:
+        low = _float_column(predictions, low_col)
     job_codes, _ = pd.factorize(predictions[job_col], sort=False, use_na_sentinel=False)
-    pair = job_codes.astype(np.int64) * max(len(hardware_names), 1) + hardware_codes
-    if n and np.unique(pair).size != n:
-        duplicated = pd.Series(pair).duplicated(keep=False).to_numpy()
-        sample = predictions.loc[duplicated, [job_col, hardware_col]].drop_duplicates().head(5)
-        raise ValueError(
-            f"predictions has {int(duplicated.sum())} rows sharing a ({job_col}, {hardware_col}) "
-            f"pair, e.g. {list(sample.itertuples(index=False, name=None))}; keep one row per pair"
-        )
-
-    order, added = _rank_arrays(job_codes, hardware_codes, hardware_names, throughput, hourly,
-                               feasible, top_k, unlikely, score)
+    order, added = rank_arrays(job_codes, hardware_codes, hardware_names, throughput, hourly,
+                               fit_probability=probability, min_fit_probability=min_fit_probability,
+                               feasible=feasible, top_k=top_k, objective=objective,
+                               throughput_low=low)
     if not predictions.columns.is_unique:
         ranked = predictions.iloc[order].reset_index(drop=True)
         for name, values in added.items():

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import importlib
 import warnings
+from collections.abc import Mapping
 from numbers import Integral, Real
 
 import numpy as np
 import pandas as pd
-from joblib import effective_n_jobs
 from lightgbm import LGBMRegressor
 from sklearn.base import BaseEstimator, RegressorMixin, _fit_context, clone
 from sklearn.utils import check_random_state
@@ -34,81 +34,10 @@ from leapml._cascade import (
     predict_router,
     router_scores,
 )
+from leapml._conformal import MondrianIntervals, group_labels
+from leapml._encoding import ColumnEncoder, effective_threads
 
 __all__ = ["LeapRegressor"]
-
-
-#: What ``pandas.api.types.infer_dtype`` calls an object column of numbers only.
-_NUMBERS = ("integer", "floating", "mixed-integer-float", "decimal")
-
-
-def _is_categorical(series):
-    """Category, string and object columns are categories, except object columns of numbers."""
-    dtype = series.dtype
-    if pd.api.types.is_object_dtype(dtype):
-        return pd.api.types.infer_dtype(series, skipna=True) not in _NUMBERS
-    return isinstance(dtype, pd.CategoricalDtype) or pd.api.types.is_string_dtype(dtype)
-
-
-def _warn_if_ambiguous(series, name):
-    """Warn where an object column's type is a guess: numbers only, or text mixed with numbers."""
-    if not pd.api.types.is_object_dtype(series.dtype):
-        return
-    kind = pd.api.types.infer_dtype(series, skipna=True)
-    if kind in _NUMBERS:
-        warnings.warn(
-            f"column {name!r} has dtype object but holds only numbers: it is used as a numeric "
-            "feature. Cast it with astype(float) to say so, or with astype('category') to use "
-            "its values as categories.", UserWarning, stacklevel=4)
-    elif kind.startswith("mixed"):
-        warnings.warn(
-            f"column {name!r} mixes text with other values: every value is read as text, so 3 "
-            "and '3' are one category. Cast it with astype(str) to say so.",
-            UserWarning, stacklevel=4)
-
-
-def _learn_categories(series):
-    if isinstance(series.dtype, pd.CategoricalDtype):
-        return list(series.cat.categories.tolist())
-    values = series.dropna()
-    if pd.api.types.infer_dtype(values, skipna=True).startswith("mixed"):
-        # text compares with text only: sorted as text, the categories do not
-        # depend on the order of the rows
-        values = values.map(str)
-    return pd.Index(pd.unique(values)).sort_values().tolist()
-
-
-def _encode_column(values, categories):
-    """Codes of ``values`` among ``categories``, by value (NaN: missing or unseen in fit)."""
-    values = np.asarray(values, dtype=object)
-    if (pd.api.types.infer_dtype(values, skipna=True) not in ("string", "empty")
-            and pd.api.types.infer_dtype(categories, skipna=False) == "string"):
-        # categories of text match by text: a 3 given at predict time is the category "3"
-        values = np.array([v if isinstance(v, str) or pd.isna(v) else str(v) for v in values],
-                          dtype=object)
-    codes = pd.Index(categories).get_indexer(values).astype(np.float64)
-    codes[codes < 0] = np.nan
-    return codes
-
-
-def _encode_frame(X, categories):
-    """A DataFrame as floats: numeric columns as they are, category columns as codes."""
-    out = np.empty(X.shape, dtype=np.float64)
-    for j in range(X.shape[1]):
-        col = X.iloc[:, j]
-        if categories[j] is None:
-            try:
-                numeric = pd.to_numeric(col, errors="raise")
-            except (TypeError, ValueError) as err:
-                # name the column: pandas' own message only gives a position
-                raise ValueError(
-                    f"column {X.columns[j]!r} was numeric in fit but holds values "
-                    f"that are not numbers: {err}"
-                ) from err
-            out[:, j] = numeric.to_numpy(np.float64, na_value=np.nan)
-        else:
-            out[:, j] = _encode_column(col, categories[j])
-    return out
 
 
 #: The published configuration (13 bins, multiclass router, hard routing, experts on
@@ -229,6 +158,9 @@ class LeapRegressor(RegressorMixin, BaseEstimator):
     categories_ : list of length n_features_in_
         For each feature, ``None`` (numeric) or the list of categories learned
         in ``fit``; a category not in the list is treated as missing.
+    encoder_ : ColumnEncoder
+        What ``fit`` learned of its input's columns (names, categories), with
+        which every predict call encodes its input; predict writes nothing.
     n_features_in_ : int
         Number of features seen in ``fit``.
     feature_names_in_ : ndarray of shape (n_features_in_,)
@@ -237,6 +169,9 @@ class LeapRegressor(RegressorMixin, BaseEstimator):
         Set by :meth:`calibrate` only: the held-back rows' absolute log
         errors (``residuals``), routed ``bins`` and ``groups``, from which
         :meth:`predict_interval` draws its widths.
+    intervals_ : object
+        Set by :meth:`calibrate` only: the conformal interval widths per
+        category, learned from ``calibration_``.
 
     Examples
     --------
@@ -299,130 +234,60 @@ class LeapRegressor(RegressorMixin, BaseEstimator):
 
     # -- input handling -------------------------------------------------------
 
-    def _encode(self, X, *, reset):
-        """Category columns -> float codes (NaN = missing or unseen); returns what to validate."""
-        if reset:
-            categories = None
-            if isinstance(X, pd.DataFrame):
-                for j in range(X.shape[1]):
-                    _warn_if_ambiguous(X.iloc[:, j], X.columns[j])
-                categories = [
-                    _learn_categories(X.iloc[:, j]) if _is_categorical(X.iloc[:, j]) else None
-                    for j in range(X.shape[1])
-                ]
-                if all(c is None for c in categories):
-                    categories = None
-            self.categories_ = categories if categories is not None else [None] * _n_columns(X)
-        categories = self.categories_
-        if all(c is None for c in categories) or _n_columns(X) != len(categories):
-            return X  # nothing to encode, or a shape error validate_data reports
-        if isinstance(X, pd.DataFrame):
-            return _encode_frame(X, categories)
-        array = np.asarray(X, dtype=object)
-        out = np.empty(array.shape, dtype=np.float64)
-        for j in range(array.shape[1]):
-            if categories[j] is None:
-                out[:, j] = array[:, j].astype(np.float64)
-            else:
-                out[:, j] = _encode_column(array[:, j], categories[j])
-        return out
-
-    def _lean(self):
-        """What the lean encoding reuses (see :func:`_lean_state`), built once per fit."""
-        state = self.__dict__.get("_lean_state")
-        if state is None or state[0] is not self.categories_:
-            # built lazily for models restored by leapml.load
-            state = _lean_state(self.categories_, self.feature_names_in_)
-            self.__dict__["_lean_state"] = state
-        return state
-
-    def _lean_encode(self, X):
-        """Encode a DataFrame laid out as in ``fit`` without the generic checks, or None.
-
-        ``predict`` at submission time sees a few dozen rows, where scikit-learn's
-        validation and per-column pandas conversion cost several milliseconds.
-        This path handles only the plain case (same column names in the same
-        order, categorical columns of category dtype, numeric columns of numeric
-        dtype, no infinity) and returns None for anything else, which then goes
-        through the full validation and gets its usual error messages.
-        """
-        if not isinstance(X, pd.DataFrame) or len(X) == 0:
-            return None
-        names = getattr(self, "feature_names_in_", None)
-        if names is None or X.shape[1] != len(names):
-            return None
-        _, name_list, numeric, lookups, _ = state = self._lean()
-        if X.columns.tolist() != name_list or not X.columns.is_unique:
-            return None
-        dtypes = X.dtypes.tolist()
-        if any(dtypes[j].kind not in "iuf" for j in numeric):
-            return None
-        out = np.empty(X.shape, dtype=np.float64)
-        # all numeric columns in one conversion (take builds the sub-frame
-        # several times faster than iloc); per-column access costs more
-        out[:, numeric] = X.take(numeric, axis=1).to_numpy(dtype=np.float64, na_value=np.nan)
-        for j in lookups:
-            if not isinstance(dtypes[j], pd.CategoricalDtype):
-                return None
-            # by name: half the cost of iloc on one column (names are unique here)
-            out[:, j] = _category_codes(state, j, X[name_list[j]].array)
-        if np.isinf(out).any():
-            return None
-        return out
-
-    def _encode_columns(self, names, columns):
-        """Encode feature columns (NumPy numbers and Categoricals) named as in ``fit``, or None.
-
-        The lean encoding of :meth:`_lean_encode` for columns that are not
-        in a DataFrame yet: :func:`leapml.placement.place` scores a
-        submission from the arrays of a :class:`~leapml.features.HistoryIndex`.
-        Returns what ``_lean_encode`` returns for the frame of these columns.
-        """
-        if getattr(self, "feature_names_in_", None) is None or not columns:
-            return None
-        _, name_list, numeric, lookups, _ = state = self._lean()
-        if list(names) != name_list:
-            return None
-        n = len(columns[0])
-        if n == 0:
-            return None
-        # column by column into a column-major matrix: each write is contiguous
-        # (LightGBM reads either layout, with the same results)
-        out = np.empty((n, len(columns)), dtype=np.float64, order="F")
-        for j in numeric:
-            column = columns[j]
-            if not isinstance(column, np.ndarray) or column.dtype.kind not in "iuf":
-                return None
-            out[:, j] = column
-        for j in lookups:
-            column = columns[j]
-            if not isinstance(column, pd.Categorical):
-                return None
-            out[:, j] = _category_codes(state, j, column)
-        if np.isinf(out).any():
-            return None
-        return out
-
     def _validate_X(self, X, *, reset):
-        if not reset:
-            lean = self._lean_encode(X)
-            if lean is not None:
-                return lean
-        if isinstance(X, pd.DataFrame) and any(
-            _is_categorical(X.iloc[:, j]) for j in range(X.shape[1])
-        ):
-            # check names and width on the frame itself, then encode straight to
-            # numpy: cheaper than building an encoded frame for validate_data
-            validate_data(self, X, reset=reset, skip_check_array=True)
-            encoded = self._encode(X, reset=reset)
-            return check_array(encoded, dtype=np.float64, ensure_all_finite="allow-nan",
-                               order="C", estimator=self)
-        X = self._encode(X, reset=reset)
-        return validate_data(self, X, reset=reset, dtype=np.float64,
-                             ensure_all_finite="allow-nan", order="C")
+        """The one entry of every input: check names and width, then encode with ``encoder_``.
 
-    def _threads(self):
-        return 1 if self.n_jobs is None else int(effective_n_jobs(self.n_jobs))
+        ``fit`` (``reset=True``) learns the encoder; every later call reads it
+        and writes nothing. A DataFrame or a mapping of named columns (such as
+        :class:`leapml.features.FeatureColumns`) must have the fitted columns,
+        in order; arrays go through scikit-learn's validation.
+        """
+        encoder = ColumnEncoder.learn(X) if reset else self.encoder_
+        if isinstance(X, Mapping) and not reset:
+            encoded = encoder.encode_columns(self._named_columns(X))
+        elif isinstance(X, pd.DataFrame) and (encoder.any_categorical or not reset):
+            self._check_names(X, reset=reset)
+            encoded = encoder.encode(X)
+        elif encoder.any_categorical:  # an array, at predict time, for a model fitted on categories
+            validate_data(self, X, reset=False, skip_check_array=True)
+            encoded = encoder.encode(X)
+        else:
+            return self._learned(encoder, validate_data(
+                self, X, reset=reset, dtype=np.float64, ensure_all_finite="allow-nan", order="C"),
+                reset)
+        if len(encoded) == 0 or np.isinf(encoded).any():
+            # scikit-learn's own errors for empty input and infinity
+            check_array(encoded, dtype=np.float64, ensure_all_finite="allow-nan", estimator=self)
+        return self._learned(encoder, encoded, reset)
+
+    def _learned(self, encoder, encoded, reset):
+        """Keep the encoder learned by ``fit``, named as the validated input; return ``encoded``."""
+        if reset:
+            self.categories_ = encoder.categories
+            self.encoder_ = ColumnEncoder(encoder.categories, getattr(self, "feature_names_in_", None))
+        return encoded
+
+    def _check_names(self, X, *, reset):
+        """A DataFrame's column names and count, checked as scikit-learn checks them."""
+        names = None if reset else self.encoder_.names
+        if names is None or X.shape[1] != len(names) or X.columns.tolist() != names:
+            validate_data(self, X, reset=reset, skip_check_array=True)
+
+    def _named_columns(self, X):
+        """The columns of a mapping of named columns, checked against the fitted names."""
+        names, keys = self.encoder_.names, list(X.keys())
+        if names is None or keys != names:
+            # scikit-learn's own message, from the names alone
+            validate_data(self, pd.DataFrame(columns=keys), reset=False, skip_check_array=True)
+            raise ValueError(
+                f"X is a mapping of {len(keys)} named columns, but {type(self).__name__} was "
+                "fitted without feature names: give it the rows as an array"
+            )
+        columns = [X[k] if hasattr(X[k], "dtype") else np.asarray(X[k]) for k in keys]
+        lengths = {len(c) for c in columns}
+        if len(lengths) > 1:
+            raise ValueError(f"X's columns differ in length: {sorted(lengths)}")
+        return columns
 
     # -- fit / predict ----------------------------------------------------------
 
@@ -478,7 +343,7 @@ class LeapRegressor(RegressorMixin, BaseEstimator):
         edges = equal_frequency_edges(log_y, self._bins_for(len(y)), sample_weight=sample_weight)
         n_bins = len(edges) - 1
         seed = int(check_random_state(self.random_state).randint(np.iinfo(np.int32).max - 1000))
-        threads = self._threads()
+        threads = effective_threads(self.n_jobs)
         categorical = [j for j, c in enumerate(self.categories_) if c is not None]
         regressor = self.regressor
         if regressor is None:
@@ -513,8 +378,6 @@ class LeapRegressor(RegressorMixin, BaseEstimator):
         self.n_iter_ = result.n_iter
         self.moved_ = np.asarray(result.moved)
         self.train_loss_ = np.asarray(result.train_loss)
-        if hasattr(self, "feature_names_in_"):
-            self.__dict__["_lean_state"] = _lean_state(self.categories_, self.feature_names_in_)
         return self
 
     def _anchor_column(self):
@@ -552,16 +415,16 @@ class LeapRegressor(RegressorMixin, BaseEstimator):
         )
         return affordable
 
-    def _proba(self, X):
-        return predict_router(self.classifier_, X, self.n_bins_, num_threads=self._threads(),
+    def _proba(self, X, threads):
+        return predict_router(self.classifier_, X, self.n_bins_, num_threads=threads,
                               ordinal=self.router == "ordinal")
 
-    def _chosen_bin(self, X):
+    def _chosen_bin(self, X, threads):
         if self.router == "ordinal":
             # the nearest bin, without building the probability matrix
-            scores = router_scores(self.classifier_, X, num_threads=self._threads())
+            scores = router_scores(self.classifier_, X, num_threads=threads)
             return nearest_bin(scores, self.n_bins_)
-        return np.argmax(self._proba(X), axis=1)
+        return np.argmax(self._proba(X, threads), axis=1)
 
     def predict_bin_proba(self, X):
         """Probability of each bin, shape ``(n_samples, n_bins_)``.
@@ -579,7 +442,7 @@ class LeapRegressor(RegressorMixin, BaseEstimator):
         (3, 2)
         """
         check_is_fitted(self)
-        return self._proba(self._validate_X(X, reset=False))
+        return self._proba(self._validate_X(X, reset=False), effective_threads(self.n_jobs))
 
     def predict_bin(self, X):
         """Most probable bin of each row, shape ``(n_samples,)``.
@@ -600,6 +463,14 @@ class LeapRegressor(RegressorMixin, BaseEstimator):
 
     def predict(self, X):
         """Predicted throughput, shape ``(n_samples,)``, always > 0.
+
+        Parameters
+        ----------
+        X : {array-like, DataFrame, mapping} of shape (n_samples, n_features)
+            Rows laid out as in ``fit``; a DataFrame or a mapping of column
+            name to 1-D array (such as :class:`leapml.features.FeatureColumns`)
+            must have the columns ``fit`` saw, in order. Every predict method
+            reads ``X`` the same way.
 
         Examples
         --------
@@ -649,14 +520,14 @@ class LeapRegressor(RegressorMixin, BaseEstimator):
         check_consistent_length(encoded, y)
         if not (np.isfinite(y) & (y > 0)).all():
             raise ValueError("y must be a strictly positive, finite throughput to calibrate on")
-        groups = _group_labels(groups, len(y))
+        groups = group_labels(groups, len(y))
         residuals = np.abs(np.log(y) - np.log(self._predict_encoded(encoded)))
         self.calibration_ = {
             "residuals": residuals.tolist(),
             "bins": self._route(encoded).tolist(),
             "groups": groups,
         }
-        self.__dict__.pop("_conformal", None)
+        self.intervals_ = MondrianIntervals(self.calibration_)
         return self
 
     def predict_interval(self, X, *, coverage=0.8, groups=None):
@@ -697,61 +568,16 @@ class LeapRegressor(RegressorMixin, BaseEstimator):
             raise ValueError(f"coverage must be a number in (0, 1), got {coverage!r}")
         encoded = self._validate_X(X, reset=False)
         predicted = self._predict_encoded(encoded)
-        categories = self._categories(self._route(encoded), _group_labels(groups, len(encoded)))
-        half = self._conformal_model().predict_int(np.zeros(len(encoded)), bins=categories,
-                                                   confidence=float(coverage))[:, 1]
+        half = self.intervals_.half_widths(self._route(encoded), group_labels(groups, len(encoded)),
+                                           coverage)
         return np.column_stack([predicted * np.exp(-half), predicted * np.exp(half)])
 
     def _route(self, encoded):
         """The bin each row's prediction comes from (the most probable one)."""
+        threads = effective_threads(self.n_jobs)
         if self.combine == "soft" or self.router != "ordinal":
-            return np.argmax(self._proba(encoded), axis=1)
-        return self._chosen_bin(encoded)
-
-    def _categories(self, bins, groups):
-        """Mondrian categories: (bin, group) with enough calibration rows, else the group, else all."""
-        counts, group_counts = self._conformal_counts()
-        codes = np.empty(len(bins), dtype=object)
-        for i, (b, g) in enumerate(zip(bins.tolist(), groups, strict=True)):
-            if counts.get((b, g), 0) >= _MIN_CATEGORY_ROWS:
-                codes[i] = f"{b}|{g}"
-            elif group_counts.get(g, 0) >= _MIN_CATEGORY_ROWS:
-                codes[i] = f"*|{g}"
-            else:
-                codes[i] = "*|*"
-        return codes
-
-    def _conformal_counts(self):
-        calibration = self.calibration_
-        pairs = list(zip(calibration["bins"], calibration["groups"], strict=True))
-        counts = pd.Series(pairs, dtype=object).value_counts().to_dict() if pairs else {}
-        group_counts = pd.Series(calibration["groups"], dtype=object).value_counts().to_dict()
-        return counts, group_counts
-
-    def _conformal_model(self):
-        """The crepes Mondrian conformal regressor of the calibration residuals, built once."""
-        model = self.__dict__.get("_conformal")
-        if model is None:
-            try:
-                from crepes import ConformalRegressor
-            except ImportError as err:  # pragma: no cover - a declared dependency
-                raise ImportError("predict_interval needs the 'crepes' package: "
-                                  "pip install crepes") from err
-            calibration = self.calibration_
-            residuals = np.asarray(calibration["residuals"], dtype=np.float64)
-            bins = np.asarray(calibration["bins"])
-            groups = list(calibration["groups"])
-            counts, group_counts = self._conformal_counts()
-            # every calibration row joins its own category, its group's and the pooled one
-            labels = np.concatenate([self._categories(bins, groups),
-                                     np.array([f"*|{g}" for g in groups], dtype=object),
-                                     np.full(len(residuals), "*|*", dtype=object)])
-            own = np.array([counts.get((b, g), 0) >= _MIN_CATEGORY_ROWS
-                            for b, g in zip(bins.tolist(), groups, strict=True)], dtype=bool)
-            keep = np.concatenate([own, np.ones(2 * len(residuals), dtype=bool)])
-            model = ConformalRegressor().fit(np.tile(residuals, 3)[keep], bins=labels[keep])
-            self.__dict__["_conformal"] = model
-        return model
+            return np.argmax(self._proba(encoded, threads), axis=1)
+        return self._chosen_bin(encoded, threads)
 
     def explain(self, X):
         """Each feature's contribution to each row's log prediction, through the routed experts.
@@ -800,12 +626,13 @@ class LeapRegressor(RegressorMixin, BaseEstimator):
 
         check_is_fitted(self)
         encoded = self._validate_X(X, reset=False)
+        threads = effective_threads(self.n_jobs)
         n, width = encoded.shape
         weights = np.zeros((n, self.n_bins_))
         if self.combine == "soft":
-            weights = self._proba(encoded)
+            weights = self._proba(encoded, threads)
         else:
-            weights[np.arange(n), self._chosen_bin(encoded)] = 1.0
+            weights[np.arange(n), self._chosen_bin(encoded, threads)] = 1.0
         contributions = np.zeros((n, width + 1))
         for k, expert in enumerate(self.regressors_):
             rows = weights[:, k] > 0
@@ -832,21 +659,11 @@ class LeapRegressor(RegressorMixin, BaseEstimator):
             "contribution": contributions.ravel(),
         })
 
-    def _predict_columns(self, names, columns):
-        """:meth:`predict` on the frame of ``columns`` (named ``names``), or None if not plain.
-
-        Spares building that frame where :meth:`_encode_columns` can read the
-        columns as they are.
-        """
-        check_is_fitted(self)
-        X = self._encode_columns(names, columns)
-        return None if X is None else self._predict_encoded(X)
-
     def _predict_encoded(self, X):
         """Predicted throughput of encoded, validated rows."""
-        threads = self._threads()
+        threads = effective_threads(self.n_jobs)
         if self.combine == "soft":
-            proba = self._proba(X)
+            proba = self._proba(X, threads)
             log_pred = np.zeros(len(X))
             for k, model in enumerate(self.regressors_):
                 # only the rows this bin has weight on (two bins a row with the ordinal router)
@@ -856,7 +673,7 @@ class LeapRegressor(RegressorMixin, BaseEstimator):
                                                                       num_threads=threads)
         else:
             # each row goes only to the expert of its most probable bin
-            chosen = self._chosen_bin(X)
+            chosen = self._chosen_bin(X, threads)
             log_pred = np.empty(len(X))
             for k in np.unique(chosen):
                 rows = chosen == k
@@ -879,20 +696,6 @@ class LeapRegressor(RegressorMixin, BaseEstimator):
         return importlib.import_module("leapml.model_file").save(self, path)
 
 
-#: Fewest calibration rows a Mondrian category needs before it gets its own interval width.
-_MIN_CATEGORY_ROWS = 20
-
-
-def _group_labels(groups, n) -> list:
-    """Group labels as a list of text (one group when None)."""
-    if groups is None:
-        return ["all"] * n
-    labels = [str(g) for g in np.asarray(groups, dtype=object).ravel().tolist()]
-    if len(labels) != n:
-        raise ValueError(f"groups has {len(labels)} labels for {n} rows")
-    return labels
-
-
 def _ordinal_router(regressor, n_estimators):
     """The ordinal router: the expert's own kind of model, fitted to the bin index by least squares."""
     if regressor is None:
@@ -902,51 +705,6 @@ def _ordinal_router(regressor, n_estimators):
         # a median of bin indices would round away the between-bin position
         router.set_params(objective="l2")
     return router
-
-
-#: Categorical dtypes with at most this many categories get a whole code table
-#: at predict time, cached by dtype identity; a larger one gets its table the
-#: second time the same dtype object comes, and until then only the categories
-#: the rows use are translated.
-_SMALL_DTYPE = 256
-
-
-def _lean_state(categories, names):
-    """What ``_lean_encode`` reuses across calls: names, numeric columns, category codes.
-
-    The last item caches, per categorical column, the code table of the
-    last small categorical dtype seen, reused when the next frame carries
-    that very dtype object.
-    """
-    numeric = [j for j, c in enumerate(categories) if c is None]
-    lookups = {j: {value: float(code) for code, value in enumerate(c)}
-               for j, c in enumerate(categories) if c is not None}
-    return categories, [str(name) for name in names], numeric, lookups, {}
-
-
-def _category_codes(state, j, values):
-    """Column ``j``'s float codes for a Categorical (NaN: missing, or a category unseen in fit)."""
-    lookup, tables = state[3][j], state[4]
-    dtype, codes = values.dtype, values.codes
-    cached = tables.get(j)
-    if cached is not None and cached[0] is dtype and cached[1] is not None:
-        # the same dtype object as before (a HistoryIndex reuses its dtypes)
-        return cached[1][codes]
-    categories = dtype.categories
-    if len(categories) <= _SMALL_DTYPE or (cached is not None and cached[0] is dtype):
-        # small, or seen twice: a whole table, where code -1 (missing)
-        # reads the trailing NaN
-        table = np.array([lookup.get(c, np.nan) for c in categories.to_numpy(dtype=object).tolist()]
-                         + [np.nan], dtype=np.float64)
-        tables[j] = (dtype, table)
-        return table[codes]
-    tables[j] = (dtype, None)
-    # translate only the categories these rows use: cheap for a few rows
-    used, inverse = np.unique(codes, return_inverse=True)
-    names = categories.to_numpy(dtype=object)[np.maximum(used, 0)].tolist()
-    mapped = np.array([np.nan if u < 0 else lookup.get(name, np.nan)
-                       for u, name in zip(used.tolist(), names, strict=True)], dtype=np.float64)
-    return mapped[inverse]
 
 
 def _unit_free(sample_weight):
@@ -978,13 +736,3 @@ def _canonical_order(X, y, sample_weight):
             row_hash = (row_hash ^ mixed) * multiplier
     keys = [y, row_hash] if sample_weight is None else [sample_weight, y, row_hash]
     return np.lexsort(keys)
-
-
-def _n_columns(X):
-    shape = getattr(X, "shape", None)
-    if shape is not None and len(shape) == 2:
-        return shape[1]
-    try:
-        return len(X[0])
-    except (TypeError, IndexError, KeyError):
-        return -1

@@ -1,0 +1,251 @@
+"""One column encoder: an estimator's features as one float matrix, learned in ``fit``.
+
+Numeric columns are read as they are; category columns become float codes,
+NaN for missing values and for values unseen in ``fit``. The encoder is
+learned once, in ``fit``, and every predict path (a DataFrame, a mapping of
+named columns, an array) hands its input to it; nothing is written at
+predict time, so one fitted model serves several threads at once.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Mapping
+
+import numpy as np
+import pandas as pd
+from joblib import effective_n_jobs
+
+__all__ = [
+    "ColumnEncoder",
+    "effective_threads",
+    "is_categorical",
+    "learn_categories",
+]
+
+#: What ``pandas.api.types.infer_dtype`` calls an object column of numbers only.
+_NUMBERS = ("integer", "floating", "mixed-integer-float", "decimal")
+#: A categorical with more categories than this (and than twice its rows) has
+#: only the categories its rows use translated: a few rows of a large dtype.
+_WHOLE_TABLE = 256
+
+
+def effective_threads(n_jobs) -> int:
+    """The threads one call may use: 1 by default, else ``n_jobs`` as joblib reads it (-1: all cores).
+
+    The one rule the estimators follow, decided once per call and handed down.
+
+    Examples
+    --------
+    >>> effective_threads(None), effective_threads(2)
+    (1, 2)
+    """
+    return 1 if n_jobs is None else int(effective_n_jobs(n_jobs))
+
+
+def is_categorical(series: pd.Series) -> bool:
+    """Category, string and object columns are categories, except object columns of numbers.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> is_categorical(pd.Series(["a", "b"])), is_categorical(pd.Series([1.0, 2.0]))
+    (True, False)
+    """
+    dtype = series.dtype
+    if pd.api.types.is_object_dtype(dtype):
+        return pd.api.types.infer_dtype(series, skipna=True) not in _NUMBERS
+    return isinstance(dtype, pd.CategoricalDtype) or pd.api.types.is_string_dtype(dtype)
+
+
+def learn_categories(series: pd.Series) -> list:
+    """The categories of a category column: a categorical's own, else its values sorted.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> learn_categories(pd.Series(["b", "a", None, "b"]))
+    ['a', 'b']
+    """
+    if isinstance(series.dtype, pd.CategoricalDtype):
+        return list(series.cat.categories.tolist())
+    values = series.dropna()
+    if pd.api.types.infer_dtype(values, skipna=True).startswith("mixed"):
+        # text compares with text only: sorted as text, the categories do not
+        # depend on the order of the rows
+        values = values.map(str)
+    return pd.Index(pd.unique(values)).sort_values().tolist()
+
+
+def _warn_if_ambiguous(series: pd.Series, name) -> None:
+    """Warn where an object column's type is a guess: numbers only, or text mixed with numbers."""
+    if not pd.api.types.is_object_dtype(series.dtype):
+        return
+    kind = pd.api.types.infer_dtype(series, skipna=True)
+    if kind in _NUMBERS:
+        warnings.warn(
+            f"column {name!r} has dtype object but holds only numbers: it is used as a numeric "
+            "feature. Cast it with astype(float) to say so, or with astype('category') to use "
+            "its values as categories.", UserWarning, stacklevel=5)
+    elif kind.startswith("mixed"):
+        warnings.warn(
+            f"column {name!r} mixes text with other values: every value is read as text, so 3 "
+            "and '3' are one category. Cast it with astype(str) to say so.",
+            UserWarning, stacklevel=5)
+
+
+class ColumnEncoder:
+    """What ``fit`` learned of its input's columns, and the encoding of any later input.
+
+    Parameters
+    ----------
+    categories : list
+        One entry per column: its categories (a list) or None for a numeric column.
+    names : list of str, optional
+        The columns' names, when ``fit`` saw a DataFrame.
+
+    Attributes
+    ----------
+    categories : list
+        As given.
+    names : list of str or None
+        As given.
+    numeric : ndarray of int
+        Positions of the numeric columns.
+    codes : dict
+        For each category column's position, its categories' codes by value.
+    text : dict
+        For each category column's position, whether its categories are text
+        (then a 3 given later is the category ``"3"``).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> X = pd.DataFrame({"gpu": pd.Categorical(["a", "b"]), "memory_gb": [16.0, 80.0]})
+    >>> encoder = ColumnEncoder.learn(X)
+    >>> encoder.encode(X.assign(gpu=["b", "z"])).tolist()
+    [[1.0, 16.0], [nan, 80.0]]
+    """
+
+    def __init__(self, categories, names=None):
+        self.categories = list(categories)
+        self.names = None if names is None else [str(name) for name in names]
+        self.numeric = np.array([j for j, c in enumerate(self.categories) if c is None],
+                                dtype=np.intp)
+        self.codes = {j: {value: float(code) for code, value in enumerate(c)}
+                      for j, c in enumerate(self.categories) if c is not None}
+        self.text = {j: pd.api.types.infer_dtype(c, skipna=False) == "string"
+                     for j, c in enumerate(self.categories) if c is not None}
+
+    def __repr__(self) -> str:
+        return (f"ColumnEncoder({len(self.categories)} columns, "
+                f"{len(self.codes)} categorical)")
+
+    @classmethod
+    def learn(cls, X) -> ColumnEncoder:
+        """Learn the columns of ``X``: a DataFrame's category columns, or all numeric.
+
+        Warns where an object column's kind is a guess (numbers only, or
+        text mixed with other values).
+        """
+        if not isinstance(X, pd.DataFrame):
+            return cls([None] * _n_columns(X))
+        columns = [X.iloc[:, j] for j in range(X.shape[1])]
+        for name, series in zip(X.columns, columns, strict=True):
+            _warn_if_ambiguous(series, name)
+        return cls([learn_categories(s) if is_categorical(s) else None for s in columns],
+                   [str(name) for name in X.columns])
+
+    @property
+    def any_categorical(self) -> bool:
+        """Whether some column is a category column."""
+        return bool(self.codes)
+
+    def encode(self, X) -> np.ndarray:
+        """``X`` (a DataFrame, a mapping of named columns, or a 2-D array) as floats.
+
+        Columns are taken by position; the caller has checked their names
+        and count. Raises ValueError naming a numeric column that holds
+        something other than numbers.
+        """
+        if isinstance(X, pd.DataFrame):
+            return self._encode_frame(X)
+        if isinstance(X, Mapping):
+            return self.encode_columns(list(X.values()))
+        array = np.asarray(X, dtype=object)
+        return self.encode_columns([array[:, j] for j in range(array.shape[1])])
+
+    def encode_columns(self, columns) -> np.ndarray:
+        """Columns (NumPy or pandas arrays of equal length, in order) as a float matrix."""
+        n = len(columns[0]) if columns else 0
+        # column by column into a column-major matrix: each write is contiguous
+        # (LightGBM reads either layout, with the same results)
+        out = np.empty((n, len(columns)), dtype=np.float64, order="F")
+        for j, values in enumerate(columns):
+            out[:, j] = self._column(j, values)
+        return out
+
+    def _encode_frame(self, X: pd.DataFrame) -> np.ndarray:
+        out = np.empty(X.shape, dtype=np.float64)
+        dtypes = X.dtypes.tolist()
+        plain = [j for j in self.numeric.tolist()
+                 if isinstance(dtypes[j], np.dtype) and dtypes[j].kind in "biuf"]
+        if plain:
+            # the NumPy number columns in one conversion: per-column access costs more
+            out[:, plain] = X.take(plain, axis=1).to_numpy(dtype=np.float64)
+        done = set(plain)
+        # by name where names are unique: about half the cost of iloc on one column
+        by_name = X.columns.is_unique and X.columns.tolist() == self.names
+        for j in range(X.shape[1]):
+            if j not in done:
+                column = X[self.names[j]] if by_name else X.iloc[:, j]
+                out[:, j] = self._column(j, column.array)
+        return out
+
+    def _column(self, j: int, values) -> np.ndarray:
+        """Column ``j``'s values as floats: numbers as they are, categories as codes."""
+        if j not in self.codes:
+            if isinstance(values, np.ndarray) and values.dtype.kind in "biuf":
+                return values
+            try:
+                numeric = pd.to_numeric(pd.Series(values, copy=False), errors="raise")
+            except (TypeError, ValueError) as err:
+                name = j if self.names is None else self.names[j]
+                # name the column: pandas' own message only gives a position
+                raise ValueError(
+                    f"column {name!r} was numeric in fit but holds values "
+                    f"that are not numbers: {err}"
+                ) from err
+            return numeric.to_numpy(np.float64, na_value=np.nan)
+        if isinstance(values, pd.Categorical):
+            codes, found = values.codes, values.categories
+            if len(found) > max(_WHOLE_TABLE, 2 * len(codes)):
+                # only the categories these rows use: cheap for a few rows of a large dtype
+                used, codes = np.unique(codes, return_inverse=True)
+                table = self._lookup(j, found.to_numpy(dtype=object)[np.maximum(used, 0)])
+                table[used < 0] = np.nan
+                return table[codes]
+            table = self._lookup(j, found.to_numpy(dtype=object))
+        else:
+            codes, found = pd.factorize(np.asarray(values, dtype=object))
+            table = self._lookup(j, np.asarray(found, dtype=object))
+        # code -1 (missing) reads the trailing NaN
+        return np.append(table, np.nan)[codes]
+
+    def _lookup(self, j: int, values: np.ndarray) -> np.ndarray:
+        """The codes of distinct, non-null ``values`` among column ``j``'s categories (NaN: unseen)."""
+        codes = self.codes[j]
+        values = values.tolist()
+        if self.text[j]:
+            values = [v if isinstance(v, str) else str(v) for v in values]
+        return np.array([codes.get(v, np.nan) for v in values], dtype=np.float64)
+
+
+def _n_columns(X) -> int:
+    shape = getattr(X, "shape", None)
+    if shape is not None and len(shape) == 2:
+        return shape[1]
+    try:
+        return len(X[0])
+    except (TypeError, IndexError, KeyError):
+        return -1

@@ -1,0 +1,196 @@
+"""The feature columns, computed from checked rows and their history statistics."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+import pandas as pd
+
+from leapml._frames import frame_of_arrays as _frame
+from leapml.features.as_of import _KeyStats, _take
+from leapml.features.inputs import _OTHER_PRECISION, _as_category, _categorical, _whole
+from leapml.features.names import _DAY_NS, _FEATURE_INDEX, _FEATURE_NAMES
+from leapml.features.rows import _Catalog, _Rows
+
+__all__ = ["FeatureColumns"]
+
+_POSITION = {name: position for position, name in enumerate(_FEATURE_NAMES)}
+
+
+class FeatureColumns(Mapping):
+    """The feature matrix as named columns, before it becomes a DataFrame.
+
+    A read-only mapping from each name of :func:`feature_names` (in order)
+    to its column: a NumPy array, or a pandas Categorical for the text
+    columns. :meth:`to_frame` gives the DataFrame :func:`build_features`
+    returns; :meth:`leapml.LeapRegressor.predict` reads the columns as they
+    are, which spares building that frame when scoring a few rows.
+
+    Parameters
+    ----------
+    columns : list
+        The columns, in the order of :func:`feature_names`, of equal length.
+    index : Index
+        The rows' labels.
+
+    Attributes
+    ----------
+    columns : list
+        As given.
+    index : Index
+        As given.
+
+    Examples
+    --------
+    >>> from leapml.fleet import simulate
+    >>> from leapml.features import HistoryIndex
+    >>> fleet = simulate("tiny", days=3, seed=0)
+    >>> index = HistoryIndex(fleet.attempts, fleet.hardware)
+    >>> columns = index.candidate_features(fleet.jobs.head(2), ["H100-80GB-SXM5", "MI300X-192GB"],
+    ...                                    at=index.end + pd.Timedelta(minutes=5))
+    >>> columns.n_rows, list(columns)[:2]
+    (4, ['model_type', 'model_family'])
+    >>> columns.to_frame().shape
+    (4, 50)
+    """
+
+    def __init__(self, columns: list, index: pd.Index):
+        if len(columns) != len(_FEATURE_NAMES):
+            raise ValueError(f"expected {len(_FEATURE_NAMES)} columns, got {len(columns)}")
+        self.columns = columns
+        self.index = index
+
+    def __getitem__(self, name: str):
+        return self.columns[_POSITION[name]]
+
+    def __iter__(self):
+        return iter(_FEATURE_NAMES)
+
+    def __len__(self) -> int:
+        return len(_FEATURE_NAMES)
+
+    def __repr__(self) -> str:
+        return f"FeatureColumns({self.n_rows} rows x {len(self)} columns)"
+
+    @property
+    def n_rows(self) -> int:
+        """The number of rows."""
+        return len(self.index)
+
+    def to_frame(self) -> pd.DataFrame:
+        """The feature matrix as a DataFrame (a new one at each call)."""
+        return _frame(self.columns, _FEATURE_INDEX, self.index)
+
+
+def _assemble(rows: _Rows, catalog: _Catalog, stats: dict[str, _KeyStats]) -> pd.DataFrame:
+    """The feature matrix: launch, hardware and derived columns, then the history's."""
+    return FeatureColumns(_feature_columns(rows, catalog, stats), rows.index).to_frame()
+
+
+def _feature_columns(rows: _Rows, catalog: _Catalog, stats: dict[str, _KeyStats]) -> list:
+    """The columns of the feature matrix, in the order of :func:`feature_names`."""
+    text = rows.text
+    hardware_code, precision_code = rows.hardware, rows.precision
+    peak_code = np.minimum(precision_code, _OTHER_PRECISION)
+    trainers, batch, seq_len, query_ns = rows.trainers, rows.batch, rows.seq_len, rows.ns
+    out: dict[str, object] = {
+        "model_type": _as_category(text["model_type"]),
+        "model_family": _as_category(text["model_family"]),
+        "precision": _categorical(precision_code, rows.precision_dtype),
+        "parallelism": _as_category(text["parallelism"]),
+        "hardware_type": _categorical(hardware_code, catalog.dtype),
+        "vendor": _categorical(catalog.vendor_code[hardware_code], catalog.vendor_dtype),
+        "trainer_count": rows.trainer_count,
+        "batch_size": rows.batch_size,
+        "seq_len": seq_len,
+    }
+
+    # -- hardware specs at the job's precision -------------------------------
+    peak = catalog.peak[hardware_code, peak_code]
+    specs = {name: values[hardware_code] for name, values in catalog.specs.items()}
+    out["peak_tflops"] = peak
+    out["precision_native"] = catalog.native[hardware_code, peak_code].astype(np.int64)
+    out.update(specs)
+    per_host = specs["devices_per_host"]
+    out["devices_per_host"] = _whole(per_host)
+    out["hardware_age_days"] = (query_ns - catalog.introduced_ns[hardware_code]) / _DAY_NS
+
+    # -- derived quantities --------------------------------------------------
+    crosses = trainers > per_host
+    out["global_batch_size"] = trainers * batch
+    out["hosts_used"] = _whole(np.ceil(trainers / per_host))
+    # unknown where the catalog does not know the type's devices per host
+    out["crosses_hosts"] = _whole(np.where(np.isnan(per_host), np.nan, crosses))
+    out["communication_bw_gbps"] = np.where(
+        crosses, specs["inter_node_bw_gbps"], specs["intra_node_bw_gbps"]
+    )
+    out["total_peak_tflops"] = peak * trainers
+    out["total_memory_bw_gbps"] = specs["memory_bw_gbps"] * trainers
+    out["total_memory_gb"] = specs["memory_gb"] * trainers
+    out["batch_tokens_per_memory_gb"] = (
+        batch * np.where(np.isnan(seq_len), 1.0, seq_len) / (specs["memory_gb"])
+    )
+
+    # -- this job's history --------------------------------------------------
+    same = stats["job_same"]
+    out["job_runs_same_hardware"] = same.count
+    out["job_last_throughput_same_hardware"] = same.last["throughput"]
+    out["job_mean_log_throughput_same_hardware"] = job_same_log = same.means["log"]
+    out["job_days_since_last_run_same_hardware"] = (query_ns - same.last["ns"]) / _DAY_NS
+
+    anywhere = stats["job_any"]
+    last_throughput = anywhere.last["throughput"]
+    last_per_trainer = last_throughput / anywhere.last["trainers"]
+    last_peak = anywhere.last["peak"]
+    last_hardware = anywhere.last["hardware"]
+    out["job_runs_any_hardware"] = anywhere.count
+    out["job_last_throughput_any_hardware"] = last_throughput
+    out["job_last_throughput_per_trainer_any_hardware"] = last_per_trainer
+    out["job_mean_log_throughput_any_hardware"] = anywhere.means["log"]
+    out["job_days_since_last_run_any_hardware"] = (query_ns - anywhere.last["ns"]) / _DAY_NS
+    out["job_last_hardware_type"] = _categorical(last_hardware, catalog.dtype)
+    out["job_last_hardware_peak_tflops"] = last_peak
+    out["log_peak_tflops_ratio_to_last_hardware"] = np.log(peak) - np.log(last_peak)
+    out["log_memory_bw_ratio_to_last_hardware"] = np.log(specs["memory_bw_gbps"]) - np.log(
+        _take(catalog.specs["memory_bw_gbps"], last_hardware)
+    )
+    out["job_last_throughput_scaled_by_peak"] = job_scaled = (
+        last_per_trainer * trainers * (peak / last_peak)
+    )
+
+    # -- the model type's and family's history -------------------------------
+    log_total_peak = np.log(peak * trainers)
+    model = stats["model_same"]
+    out["model_type_runs_same_hardware"] = model.count
+    out["model_type_mean_log_samples_per_peak_tflop_same_hardware"] = model.means["per_peak"]
+    with np.errstate(invalid="ignore"):  # 0 / 0: no earlier row with a batch size
+        steps = model.means["steps"] / model.means["batch_known"]
+    out["model_type_mean_log_steps_per_second_same_hardware"] = steps
+    out["model_type_log_throughput_estimate_same_hardware"] = model_same = (
+        model.means["per_peak"] + log_total_peak
+    )
+    model = stats["model_any"]
+    out["model_type_runs_any_hardware"] = model.count
+    out["model_type_mean_log_samples_per_peak_tflop_any_hardware"] = model.means["per_peak"]
+    out["model_type_log_throughput_estimate_any_hardware"] = model_any = (
+        model.means["per_peak"] + log_total_peak
+    )
+    family = stats["family_same"]
+    out["model_family_runs_same_hardware"] = family.count
+    out["model_family_mean_log_samples_per_peak_tflop_same_hardware"] = family.means["per_peak"]
+
+    # -- one estimate from the most telling history available ----------------
+    # the model type on this very hardware goes before the job's run elsewhere:
+    # scaling by peak FLOP/s alone misses memory- and network-bound jobs
+    estimate = np.full(len(rows), np.nan)
+    source = np.zeros(len(rows), dtype=np.int64)
+    candidates = (job_same_log, model_same, np.log(job_scaled), model_any)
+    for level, candidate in enumerate(candidates, start=1):
+        use = np.isnan(estimate) & ~np.isnan(candidate)
+        estimate[use] = candidate[use]
+        source[use] = level
+    out["history_log_throughput_estimate"] = estimate
+    out["history_estimate_source"] = source
+
+    return [out[name] for name in _FEATURE_NAMES]
