@@ -39,7 +39,7 @@ import numpy as np
 from bench_nightly import RESULTS, machine, night
 
 from leapml import LeapRegressor
-from leapml._cascade import nearest_bin, router_scores
+from leapml._router import nearest_bin, router_scores
 from leapml.evaluation.metrics import within_tolerance
 from leapml.features import HistoryIndex, build_features, candidate_rows
 from leapml.schema import LAUNCH_COLUMNS

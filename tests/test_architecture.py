@@ -18,10 +18,8 @@ MAX_LINES = 600
 
 #: Modules over the limit that are being split now; remove each once it is.
 BEING_SPLIT = {
-    "leapml.features",  # into the features/ package
-    "leapml.regressor",  # its input encoding moves to _encoding.py
-    "leapml._cascade",  # with the fit's rework
-    "leapml.placement",  # its scoring path becomes public calls only
+    "leapml.regressor",  # 738 lines: the fit helpers and explain still to move out
+    "leapml.placement",  # 689 lines: fit_feasibility and explain_picks still to move out
 }
 
 

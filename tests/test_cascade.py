@@ -7,13 +7,8 @@ from sklearn.linear_model import LinearRegression, LogisticRegression
 from sklearn.tree import DecisionTreeRegressor
 
 from leapml._binning import assign_bins, equal_frequency_edges
-from leapml._cascade import (
-    ConstantModel,
-    fit_cascade,
-    fit_router,
-    lightgbm_params,
-    predict_router,
-)
+from leapml._cascade import ConstantModel, fit_cascade, lightgbm_params
+from leapml._router import fit_router, predict_router
 
 
 def _two_regimes(n=400, seed=0):
@@ -131,7 +126,7 @@ def test_router_with_one_label_is_constant():
 
 
 def test_stratified_router_sample_keeps_every_bin_and_its_share():
-    from leapml._cascade import _stratified_sample
+    from leapml._router import _stratified_sample
 
     labels = np.repeat([0, 1, 2], [900, 95, 5])
     sample = _stratified_sample(labels, 100, seed=0)

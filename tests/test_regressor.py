@@ -270,7 +270,7 @@ def ordinal(**params):
 
 
 def test_ordinal_router_sends_each_row_to_the_nearest_bins_expert(synthetic):
-    from leapml._cascade import nearest_bin, router_scores
+    from leapml._router import nearest_bin, router_scores
 
     X, y = synthetic
     model = ordinal().fit(X, y)

@@ -46,7 +46,7 @@ except ImportError as err:  # pragma: no cover - exercised only without the extr
 
 from sklearn.utils import check_random_state
 
-from leapml import _cascade
+from leapml import _cascade, _router
 from leapml import features as _features
 from leapml._binning import assign_bins, equal_frequency_edges
 from leapml._cascade import (
@@ -54,11 +54,11 @@ from leapml._cascade import (
     ConstantModel,
     _reassignment_errors,
     _weighted_median,
-    default_classifier,
     default_regressor,
     lightgbm_params,
 )
 from leapml._encoding import is_categorical, learn_categories
+from leapml._router import default_classifier
 from leapml.evaluation import backtest as _backtest
 from leapml.evaluation import held_out as _held_out
 from leapml.regressor import LeapRegressor, _ordinal_router
@@ -484,7 +484,7 @@ def _reassigned(part: pd.DataFrame, experts: list, n_features: int, window) -> p
 
 
 def _fit_router(trainer: _DaskTrainer, frame, n_bins: int, model: LeapRegressor, seed: int):
-    """The router of :func:`leapml._cascade.fit_router`, trained with lightgbm.dask."""
+    """The router of :func:`leapml._router.fit_router`, trained with lightgbm.dask."""
     counts = _bin_counts(frame, n_bins)
     if n_bins < 2 or np.count_nonzero(counts) < 2:
         return ConstantModel(float(np.flatnonzero(counts)[0]))
@@ -503,7 +503,7 @@ def _fit_router(trainer: _DaskTrainer, frame, n_bins: int, model: LeapRegressor,
 
 def _stratified(frame, counts: np.ndarray, n_bins: int, seed: int):
     """A class-stratified Bernoulli sample of about ``ROUTER_MAX_ROWS`` rows (all if fewer)."""
-    n, max_rows = int(counts.sum()), _cascade.ROUTER_MAX_ROWS
+    n, max_rows = int(counts.sum()), _router.ROUTER_MAX_ROWS
     if max_rows is None or n <= max_rows:
         return frame
     # each bin keeps its share, rounded up, so a rare bin keeps a row on average

@@ -23,19 +23,17 @@ from sklearn.utils.validation import (
 )
 
 from leapml._binning import assign_bins, equal_frequency_edges
-from leapml._cascade import (
+from leapml._cascade import default_regressor, fit_cascade, predict_expert
+from leapml._conformal import MondrianIntervals, group_labels
+from leapml._encoding import ColumnEncoder, effective_threads
+from leapml._router import (
     default_classifier,
     default_ordinal_router,
-    default_regressor,
-    fit_cascade,
     fit_router,
     nearest_bin,
-    predict_expert,
     predict_router,
     router_scores,
 )
-from leapml._conformal import MondrianIntervals, group_labels
-from leapml._encoding import ColumnEncoder, effective_threads
 
 __all__ = ["LeapRegressor"]
 
