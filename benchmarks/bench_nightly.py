@@ -48,6 +48,7 @@ import lightgbm as lgb
 import numpy as np
 
 import leapml._cascade as cascade
+import leapml._router as router
 from leapml import LeapRegressor
 from leapml.evaluation.metrics import within_tolerance
 from leapml.features import build_features
@@ -57,9 +58,13 @@ RESULTS = Path(__file__).resolve().parent / "results"
 #: The module settings of the speed-up, and what each configuration changes.
 DEFAULT_SETTINGS = {
     "REASSIGN_WINDOW": cascade.REASSIGN_WINDOW,
-    "ROUTER_MAX_ROWS": cascade.ROUTER_MAX_ROWS,
+    "ROUTER_MAX_ROWS": router.ROUTER_MAX_ROWS,
     "PARALLEL_EXPERTS": cascade.PARALLEL_EXPERTS,
 }
+#: The module that holds each knob.
+_KNOB_MODULES = {"REASSIGN_WINDOW": cascade, "ROUTER_MAX_ROWS": router,
+                 "PARALLEL_EXPERTS": cascade}
+
 CONFIGS = {
     "default": ({}, {}),
     "unoptimised": ({"REASSIGN_WINDOW": None, "ROUTER_MAX_ROWS": None, "PARALLEL_EXPERTS": False},
@@ -141,7 +146,7 @@ def main(argv=None) -> int:
     for name in names:
         settings, params = CONFIGS[name]
         for key, value in {**DEFAULT_SETTINGS, **settings}.items():
-            setattr(cascade, key, value)
+            setattr(_KNOB_MODULES[key], key, value)
         started = time.perf_counter()
         X = build_features(attempts, fleet.hardware)
         features_s = time.perf_counter() - started
@@ -160,7 +165,7 @@ def main(argv=None) -> int:
               f"peak RSS {peak_rss_mb():7.0f} MB", flush=True)
         X_ref = (X_train, X_test)
     for key, value in DEFAULT_SETTINGS.items():
-        setattr(cascade, key, value)
+        setattr(_KNOB_MODULES[key], key, value)
 
     started = time.perf_counter()
     reference = reference_fit(X_ref[0], y_train, args.threads, args.seed)
