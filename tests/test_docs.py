@@ -38,7 +38,7 @@ RUNNABLE_PAGES = [
 #: Each public module (under leapml) and the API page that documents it (docs/api/PAGE.md).
 PUBLIC_MODULES = {
     "regressor": "regressor", "ranking": "ranking", "features": "features", "fleet": "fleet",
-    "placement": "placement", "files": "files", "model_file": "model_file", "schema": "schema",
+    "placement": "placement", "training": "training", "files": "files", "model_file": "model_file", "schema": "schema",
     "cli": "cli", "demo": "demo", "datasets": "datasets", "distributed": "distributed",
     "feasibility": "feasibility",
     "evaluation.backtest": "backtest", "evaluation.held_out": "backtest",

@@ -1,7 +1,8 @@
-"""From a fitted model to a placement: train on a window, score candidates, rank.
+"""From a fitted model to a placement: score candidates, rank, explain.
 
 These are the two calls a scheduler integration makes: :func:`fit_window`
-every night, and :func:`place` at every submission.
+every night (it lives in :mod:`leapml.training` and is importable from here),
+and :func:`place` at every submission.
 """
 
 from __future__ import annotations
@@ -10,260 +11,39 @@ from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
-from sklearn.base import clone
 
-from ._calendar import add_days, on_clock, on_or_before
+from ._calendar import on_or_before
 from ._frames import cached_index, column_values, frame_of_arrays, taken
 from .features import (
-    FEATURE_GROUPS,
     FeatureColumns,
     HistoryIndex,
     build_features,
     candidate_rows,
     hardware_type_names,
-    outcome_known_time,
 )
 from .ranking import rank_arrays
 from .regressor import LeapRegressor
-from .schema import validate_attempts, validate_hardware
+from .training import (
+    EVIDENCE_COLUMNS,
+    FEASIBILITY_FEATURES,
+    MEMORY_FLOOR_COLUMNS,
+    MEMORY_FLOOR_LOAD,
+    MONOTONE_FEATURES,
+    completed_between,
+    fit_feasibility,
+    fit_window,
+    history_groups,
+)
 
-__all__ = ["completed_between", "explain_picks", "fit_feasibility", "fit_window", "place",
-           "predict_candidates", "same_families"]
+# the window and feasibility names live in leapml.training and stay importable from here
+__all__ = ["EVIDENCE_COLUMNS", "FEASIBILITY_FEATURES", "MEMORY_FLOOR_COLUMNS", "MEMORY_FLOOR_LOAD",
+           "MONOTONE_FEATURES", "completed_between", "explain_picks", "fit_feasibility",
+           "fit_window", "history_groups", "place", "predict_candidates", "same_families"]
 
 _PREDICTION_COLUMNS = pd.Index(["job_id", "hardware_type", "trainer_count", "predicted_throughput",
                                 "fit_probability", "throughput_low", "throughput_high"])
 _RANKED_COLUMNS = pd.Index([*_PREDICTION_COLUMNS, "cost_per_hour", "throughput_per_cost",
                             "rankable", "rank", "reason", "score"])
-#: Pairs a type must have completed before :func:`fit_feasibility`'s model lets a job fit there.
-EVIDENCE_COLUMNS = [("model_family", "hardware_type"), ("precision", "hardware_type")]
-#: Keys below whose smallest completed device memory :func:`fit_feasibility`'s model lets
-#: no job fit: a model type at a precision and parallelism is not let onto less memory
-#: than the log ever saw it complete on (the log rarely shows an ``oom`` there).
-MEMORY_FLOOR_COLUMNS = [("model_type", "precision", "parallelism")]
-#: Launch columns along which a configuration needs more memory (1: when larger; -1: when
-#: smaller, as trainers shard state): a completed run counts toward a job's memory floor
-#: only if it needed at least as much by each.
-MEMORY_FLOOR_LOAD = {"batch_size": 1, "seq_len": 1, "trainer_count": -1}
-#: The columns of ``build_features`` the default feasibility model reads: the launch
-#: configuration, the hardware's specifications and whether the job ran there before;
-#: not the hardware's age or other clocks, which say nothing of memory and drift past
-#: the training window.
-FEASIBILITY_FEATURES = [
-    *(name for group in ("launch", "hardware", "derived") for name in FEATURE_GROUPS[group]
-      if name != "hardware_age_days"),
-    "job_runs_same_hardware",
-]
-#: Features along which fitting only gets likelier (1) or less likely (-1), all else equal.
-MONOTONE_FEATURES = {"memory_gb": 1, "total_memory_gb": 1, "batch_size": -1, "seq_len": -1,
-                     "batch_tokens_per_memory_gb": -1}
-
-
-def completed_between(
-    attempts: pd.DataFrame, *, start, end, outcome_known: str | None = None,
-    statuses: tuple[str, ...] = ("ok",),
-) -> np.ndarray:
-    """Which attempts completed (``ok``) with an outcome known in ``[start, end)``.
-
-    These are the rows a fit at ``end`` may train on: a run still going at
-    ``end`` has no measured throughput yet, whenever it was submitted. This
-    is the one rule for a training window: the nightly backtest, the held-out
-    experiments, the placement backtest, :func:`fit_window` and
-    :func:`fit_feasibility` all select their rows with it.
-
-    Parameters
-    ----------
-    attempts : DataFrame
-        The attempt log.
-    start, end : timestamp
-        The window (``end`` exclusive).
-    outcome_known : {"end_time", "run_hours", "submit_time"}, optional
-        When an outcome becomes known (:func:`leapml.features.outcome_known_time`).
-    statuses : tuple of str, default=("ok",)
-        The outcomes that count (the feasibility model also learns from ``oom``).
-
-    Returns
-    -------
-    ndarray of bool
-        One value per row of ``attempts``.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> log = pd.DataFrame({"status": ["ok", "ok", "failed"],
-    ...     "submit_time": pd.to_datetime(["2024-01-01 20:00", "2024-01-01 22:00", "2024-01-01 23:00"]),
-    ...     "end_time": pd.to_datetime(["2024-01-01 21:00", "2024-01-02 03:00", "2024-01-01 23:30"])})
-    >>> completed_between(log, start="2024-01-01", end="2024-01-02").tolist()
-    [True, False, False]
-    """
-    known = outcome_known_time(attempts, outcome_known=outcome_known)
-    return (attempts["status"].astype(str).isin(statuses)
-            & (known >= pd.Timestamp(start)) & (known < pd.Timestamp(end))).to_numpy(dtype=bool)
-
-
-def fit_window(
-    attempts: pd.DataFrame,
-    hardware: pd.DataFrame,
-    *,
-    window_days: int = 30,
-    until: str | pd.Timestamp | None = None,
-    model=None,
-    calibration_days: int = 0,
-    outcome_known: str | None = None,
-):
-    """Fit a model on the attempts completed in the last ``window_days`` days.
-
-    Parameters
-    ----------
-    attempts, hardware : DataFrame
-        The attempt log and the hardware catalog.
-    window_days : int, default=30
-        Length of the training window: attempts whose outcome became known in
-        it (:func:`completed_between`).
-    until : timestamp, optional
-        End of the window (exclusive); defaults to the end of the log's last
-        day of submissions (runs still going then are not trained on).
-    model : estimator, optional
-        Unfitted model to clone and fit; defaults to :class:`~leapml.LeapRegressor`.
-    calibration_days : int, default=0
-        Hold the window's last ``calibration_days`` days back from the fit
-        and calibrate the model's prediction intervals on them
-        (:meth:`~leapml.LeapRegressor.calibrate`, grouped by how much of the
-        job the log has seen: :func:`history_groups`). 0: no intervals.
-    outcome_known : {"end_time", "run_hours", "submit_time"}, optional
-        When an attempt's outcome becomes known, for the window and the
-        history features (:func:`leapml.features.outcome_known_time`).
-
-    Returns
-    -------
-    estimator
-        The fitted model.
-
-    Raises
-    ------
-    TypeError
-        If ``attempts`` or ``hardware`` is not a DataFrame.
-    SchemaError
-        If the log or the catalog fails :func:`leapml.schema.validate_attempts`
-        or :func:`leapml.schema.validate_hardware` (every problem is named).
-    ValueError
-        If the window holds no completed attempt.
-
-    Examples
-    --------
-    >>> from leapml.fleet import simulate
-    >>> from leapml import LeapRegressor
-    >>> fleet = simulate("tiny", days=4, seed=1)
-    >>> model = fit_window(fleet.attempts, fleet.hardware, window_days=3,
-    ...                    model=LeapRegressor(n_estimators=10, random_state=0))
-    >>> model.n_features_in_ > 10
-    True
-    """
-    if model is None:
-        from .regressor import LeapRegressor
-
-        model = LeapRegressor()
-    if not 0 <= calibration_days < window_days:
-        raise ValueError(f"calibration_days must be in [0, window_days), got {calibration_days}")
-    attempts, window, end, known = _window(attempts, hardware, window_days, until, "completed",
-                                           ("ok",), outcome_known)
-    X = build_features(attempts, hardware, outcome_known=outcome_known)
-    y = attempts["throughput"].to_numpy(float)
-    held_back = window & (known >= add_days(end, -calibration_days, keep_time=True)).to_numpy()
-    if calibration_days and (not held_back.any() or held_back.sum() == window.sum()):
-        raise ValueError(f"the last {calibration_days} day(s) of the window hold no completed "
-                         "attempt, or all of them: nothing to calibrate on, or to fit")
-    fitted = clone(model).fit(X[window & ~held_back], y[window & ~held_back])
-    if calibration_days:
-        fitted.calibrate(X[held_back], y[held_back], groups=history_groups(X[held_back]))
-    return fitted
-
-
-def _window(attempts, hardware, window_days, until, what, statuses, outcome_known):
-    """The checked log (fresh index), its rows of ``statuses`` whose outcome became known in
-    the training window, the window's end, and when each row's outcome became known."""
-    if window_days < 1:
-        raise ValueError(f"window_days must be >= 1, got {window_days}")
-    # refuse a bad log here, by name, before pandas or LightGBM trip over it
-    validate_attempts(attempts, validate_hardware(hardware))
-    attempts = attempts.reset_index(drop=True)
-    t = attempts["submit_time"]
-    # whole days of the log's clock, whatever its daylight-saving changes
-    end = add_days(t.max(), 1) if until is None else on_clock(until, t.dt.tz)
-    start = add_days(end, -window_days, keep_time=until is not None)
-    known = outcome_known_time(attempts, outcome_known=outcome_known)
-    window = completed_between(attempts, start=start, end=end, outcome_known=outcome_known,
-                               statuses=statuses)
-    if not window.any():
-        raise ValueError(f"no {what} attempts between {start} and {end}: nothing to fit")
-    return attempts, window, end, known
-
-
-def fit_feasibility(
-    attempts: pd.DataFrame,
-    hardware: pd.DataFrame,
-    *,
-    window_days: int = 30,
-    until: str | pd.Timestamp | None = None,
-    model=None,
-    outcome_known: str | None = None,
-):
-    """Fit a model of whether a job fits on a hardware type, from the log's outcomes alone.
-
-    The labels are the attempts' statuses in the window: ``ok`` (it fitted)
-    against ``oom`` (it ran out of memory); other failures say nothing about
-    memory and are left out. The features are :func:`build_features`'
-    columns of :data:`FEASIBILITY_FEATURES`.
-
-    Parameters
-    ----------
-    attempts, hardware : DataFrame
-        The attempt log and the hardware catalog.
-    window_days : int, default=30
-        Length of the training window.
-    until : timestamp, optional
-        End of the window (exclusive); defaults to the end of the log's last day.
-    model : classifier, optional
-        Unfitted classifier to clone and fit on labels ``True`` (fitted) and
-        ``False``; defaults to a :class:`~leapml.feasibility.FeasibilityClassifier`
-        that also needs a model family and a precision to have completed on a
-        type before it lets a job fit there (:data:`EVIDENCE_COLUMNS`), and
-        a model type at a precision and parallelism to have completed on as
-        little device memory with a configuration needing as much
-        (:data:`MEMORY_FLOOR_COLUMNS`, :data:`MEMORY_FLOOR_LOAD`): the log
-        never shows what a scheduler did not try.
-    outcome_known : {"end_time", "run_hours", "submit_time"}, optional
-        When an attempt's outcome becomes known, as for :func:`fit_window`.
-
-    Returns
-    -------
-    classifier
-        The fitted classifier, to pass to :func:`place` as ``feasibility``.
-
-    Examples
-    --------
-    >>> from leapml.fleet import simulate
-    >>> from leapml.feasibility import FeasibilityClassifier
-    >>> fleet = simulate("tiny", days=4, seed=1)
-    >>> clf = fit_feasibility(fleet.attempts, fleet.hardware, window_days=3,
-    ...                       model=FeasibilityClassifier(n_estimators=10, random_state=0))
-    >>> clf.classes_.tolist()
-    [False, True]
-    """
-    if model is None:
-        from .feasibility import FeasibilityClassifier
-
-        model = FeasibilityClassifier(evidence_columns=list(EVIDENCE_COLUMNS),
-                                      monotone=dict(MONOTONE_FEATURES),
-                                      memory_floor_columns=list(MEMORY_FLOOR_COLUMNS),
-                                      memory_floor_load=dict(MEMORY_FLOOR_LOAD),
-                                      random_state=0)
-    attempts, window, _, _ = _window(attempts, hardware, window_days, until, "ok or oom",
-                                     ("ok", "oom"), outcome_known)
-    X = build_features(attempts, hardware, outcome_known=outcome_known)
-    fitted = (attempts.loc[window, "status"].astype(str) == "ok").to_numpy()
-    return clone(model).fit(X.loc[window, FEASIBILITY_FEATURES], fitted)
-
-
 def predict_candidates(
     model,
     jobs: pd.DataFrame,
@@ -412,27 +192,6 @@ def _interval(model, X, coverage, n_rows) -> np.ndarray:
     if not hasattr(model, "calibration_"):
         return np.full((n_rows, 2), np.nan)
     return model.predict_interval(X, coverage=coverage, groups=history_groups(X))
-
-
-def history_groups(X) -> np.ndarray:
-    """How much of a row's job the log has seen: ``"new"``, ``"new_on_type"`` or ``"seen"``.
-
-    ``"new"``: the job never completed a run; ``"new_on_type"``: it did, but
-    never on this hardware type; ``"seen"``: it ran on this type. The groups
-    :meth:`~leapml.LeapRegressor.calibrate` and
-    :meth:`~leapml.LeapRegressor.predict_interval` get here: the less the log
-    has seen, the more a prediction errs, so each group is calibrated apart.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> X = pd.DataFrame({"job_runs_any_hardware": [0, 3, 3], "job_runs_same_hardware": [0, 0, 2]})
-    >>> history_groups(X).tolist()
-    ['new', 'new_on_type', 'seen']
-    """
-    runs = pd.Series(X["job_runs_any_hardware"]).to_numpy(dtype=float, na_value=0.0)
-    here = pd.Series(X["job_runs_same_hardware"]).to_numpy(dtype=float, na_value=0.0)
-    return np.where(runs > 0, np.where(here > 0, "seen", "new_on_type"), "new")
 
 
 def _fit_probability(feasibility, X, job_id, hardware_type) -> np.ndarray:

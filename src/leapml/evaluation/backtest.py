@@ -28,8 +28,8 @@ from tqdm.auto import tqdm
 
 from .._calendar import add_days, day_start, days_between, on_clock
 from ..features import build_features
-from ..placement import completed_between
 from ..schema import validate_attempts, validate_hardware
+from ..training import completed_between
 from .metrics import coverage, median_absolute_percentage_error, within_tolerance
 from .regret import CEILING, REGRET_CANDIDATES, SUBMISSION_CEILING, night_regret
 

@@ -12,7 +12,7 @@ from tqdm.auto import tqdm
 
 from .._calendar import add_days, day_start, on_clock
 from ..features import build_features
-from ..placement import completed_between
+from ..training import completed_between
 from .metrics import within_tolerance
 
 __all__ = ["held_out"]

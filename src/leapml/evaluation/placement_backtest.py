@@ -23,9 +23,10 @@ import pandas as pd
 from sklearn.base import clone
 
 from ..features import build_features, candidate_rows
-from ..placement import completed_between, fit_feasibility, history_groups, same_families
+from ..placement import same_families
 from ..ranking import OBJECTIVES, rank_candidates
 from ..schema import validate_attempts, validate_hardware
+from ..training import completed_between, fit_feasibility, history_groups
 
 __all__ = ["PlacementBacktest", "placement_backtest"]
 
