@@ -24,8 +24,9 @@ from sklearn.utils.validation import (
 
 from leapml._binning import assign_bins, equal_frequency_edges
 from leapml._cascade import default_regressor, fit_cascade, predict_expert
-from leapml._conformal import MondrianIntervals, group_labels
+from leapml._conformal import IntervalsMixin
 from leapml._encoding import ColumnEncoder, effective_threads
+from leapml._explain import ExplainMixin
 from leapml._router import (
     default_classifier,
     default_ordinal_router,
@@ -44,7 +45,7 @@ PUBLISHED = {"n_bins": 13, "router": "multiclass", "combine": "hard", "expert_ov
              "min_bin_rows": 1, "anchor": None}
 
 
-class LeapRegressor(RegressorMixin, BaseEstimator):
+class LeapRegressor(IntervalsMixin, ExplainMixin, RegressorMixin, BaseEstimator):
     """Throughput regressor: equal-frequency log bins, per-bin median experts, a bin router.
 
     The target (throughput, > 0) is modelled on a log scale. ``log(y)`` is cut
@@ -485,177 +486,12 @@ class LeapRegressor(RegressorMixin, BaseEstimator):
         check_is_fitted(self)
         return self._predict_encoded(self._validate_X(X, reset=False))
 
-    def calibrate(self, X, y, *, groups=None):
-        """Calibrate :meth:`predict_interval` on held-back rows (split conformal, per bin).
-
-        The absolute log errors of :meth:`predict` on rows the model was not
-        fitted on are kept per category: the bin each row is routed to,
-        crossed with ``groups`` (e.g. whether the job ran before: new jobs
-        err more). This is Mondrian conformal prediction, computed by the
-        ``crepes`` library; a category with fewer than 20 rows falls back
-        to its group, then to all rows. Calibrate on data the model did not
-        see (e.g. the last day of the training window, held back from
-        ``fit``: :func:`leapml.placement.fit_window` does so with
-        ``calibration_days``); calibrating again replaces the previous one.
-
-        Parameters
-        ----------
-        X : {array-like, DataFrame} of shape (n_samples, n_features)
-            Held-back rows.
-        y : array-like of shape (n_samples,)
-            Their measured throughput (> 0).
-        groups : array-like of shape (n_samples,), default=None
-            Labels of groups calibrated apart; give the same kind of labels
-            to :meth:`predict_interval`.
-
-        Returns
-        -------
-        self : LeapRegressor
-        """
-        check_is_fitted(self)
-        y = column_or_1d(check_array(y, ensure_2d=False, dtype=np.float64, input_name="y"))
-        encoded = self._validate_X(X, reset=False)
-        check_consistent_length(encoded, y)
-        if not (np.isfinite(y) & (y > 0)).all():
-            raise ValueError("y must be a strictly positive, finite throughput to calibrate on")
-        groups = group_labels(groups, len(y))
-        residuals = np.abs(np.log(y) - np.log(self._predict_encoded(encoded)))
-        self.calibration_ = {
-            "residuals": residuals.tolist(),
-            "bins": self._route(encoded).tolist(),
-            "groups": groups,
-        }
-        self.intervals_ = MondrianIntervals(self.calibration_)
-        return self
-
-    def predict_interval(self, X, *, coverage=0.8, groups=None):
-        """Prediction intervals of throughput, shape ``(n_samples, 2)``: low and high.
-
-        Each interval holds the measured throughput with probability
-        ``coverage`` on rows like the calibration rows of the same category
-        (see :meth:`calibrate`): the prediction times and divided by the
-        category's conformal quantile of ``exp(|log error|)``.
-
-        Parameters
-        ----------
-        X : {array-like, DataFrame} of shape (n_samples, n_features)
-        coverage : float, default=0.8
-            Share of measurements the intervals should hold, in (0, 1).
-        groups : array-like of shape (n_samples,), default=None
-            Group labels, of the kind given to :meth:`calibrate`.
-
-        Raises
-        ------
-        NotFittedError
-            If the model was not calibrated.
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> rng = np.random.default_rng(0)
-        >>> X = rng.uniform(size=(800, 2))
-        >>> y = np.exp(4 * X[:, 0] + rng.normal(0, 0.2, 800))
-        >>> model = LeapRegressor(n_bins=3, n_estimators=20, random_state=0).fit(X[:400], y[:400])
-        >>> interval = model.calibrate(X[400:600], y[400:600]).predict_interval(X[600:])
-        >>> inside = (interval[:, 0] <= y[600:]) & (y[600:] <= interval[:, 1])
-        >>> bool(0.7 < inside.mean() < 0.9)
-        True
-        """
-        check_is_fitted(self, "calibration_")
-        if not (isinstance(coverage, Real) and 0 < coverage < 1):
-            raise ValueError(f"coverage must be a number in (0, 1), got {coverage!r}")
-        encoded = self._validate_X(X, reset=False)
-        predicted = self._predict_encoded(encoded)
-        half = self.intervals_.half_widths(self._route(encoded), group_labels(groups, len(encoded)),
-                                           coverage)
-        return np.column_stack([predicted * np.exp(-half), predicted * np.exp(half)])
-
     def _route(self, encoded):
         """The bin each row's prediction comes from (the most probable one)."""
         threads = effective_threads(self.n_jobs)
         if self.combine == "soft" or self.router != "ordinal":
             return np.argmax(self._proba(encoded, threads), axis=1)
         return self._chosen_bin(encoded, threads)
-
-    def explain(self, X):
-        """Each feature's contribution to each row's log prediction, through the routed experts.
-
-        LightGBM's per-prediction contributions (SHAP values of the trees,
-        ``pred_contrib=True``) of the expert each row is routed to
-        (``combine="hard"``), or of every expert weighted by the router's
-        probability of its bin (``combine="soft"``). The contributions of a
-        row, ``"(baseline)"`` included, add up to ``log`` of its
-        :meth:`predict`. Needs LightGBM experts (the default).
-
-        Parameters
-        ----------
-        X : {array-like, DataFrame} of shape (n_samples, n_features)
-            Rows to explain, as for :meth:`predict`.
-
-        Returns
-        -------
-        DataFrame
-            Tidy: one row per (row, feature), ``row`` (position in ``X``),
-            ``feature`` (name, or ``x0``, ``x1``, ... without names; plus
-            ``"(baseline)"``, the expected log prediction) and
-            ``contribution`` (in log throughput: +0.1 means about 10% more).
-
-        Raises
-        ------
-        TypeError
-            If an expert is not a LightGBM model.
-
-        Examples
-        --------
-        >>> import numpy as np, pandas as pd
-        >>> X = pd.DataFrame({"memory_gb": np.arange(40.0), "noise": np.zeros(40)})
-        >>> model = LeapRegressor(n_bins=2, min_bin_rows=10, n_estimators=10, random_state=0)
-        >>> model = model.fit(X, np.exp(X["memory_gb"] / 10))
-        >>> reasons = model.explain(X.head(2))
-        >>> sorted(reasons["feature"].unique())
-        ['(baseline)', 'memory_gb', 'noise']
-        >>> total = reasons.groupby("row")["contribution"].sum()
-        >>> bool(np.allclose(np.exp(total), model.predict(X.head(2))))
-        True
-        """
-        import lightgbm as lgb
-
-        from leapml._cascade import ConstantModel
-
-        check_is_fitted(self)
-        encoded = self._validate_X(X, reset=False)
-        threads = effective_threads(self.n_jobs)
-        n, width = encoded.shape
-        weights = np.zeros((n, self.n_bins_))
-        if self.combine == "soft":
-            weights = self._proba(encoded, threads)
-        else:
-            weights[np.arange(n), self._chosen_bin(encoded, threads)] = 1.0
-        contributions = np.zeros((n, width + 1))
-        for k, expert in enumerate(self.regressors_):
-            rows = weights[:, k] > 0
-            if not rows.any():
-                continue
-            if isinstance(expert, ConstantModel):
-                part = np.zeros((int(rows.sum()), width + 1))
-                part[:, -1] = expert.value
-            elif isinstance(expert, lgb.Booster):
-                part = expert.predict(encoded[rows], pred_contrib=True)
-            else:
-                raise TypeError(
-                    f"explain needs LightGBM experts; expert {k} is a {type(expert).__name__}"
-                )
-            contributions[rows] += weights[rows, k][:, None] * part
-        anchor = self._anchor_column()
-        if anchor is not None:
-            contributions[:, anchor] += self._offset(encoded)  # the experts correct the anchor
-        names = getattr(self, "feature_names_in_", None)
-        names = [str(c) for c in names] if names is not None else [f"x{j}" for j in range(width)]
-        return pd.DataFrame({
-            "row": np.repeat(np.arange(n), width + 1),
-            "feature": np.tile(np.asarray([*names, "(baseline)"], dtype=object), n),
-            "contribution": contributions.ravel(),
-        })
 
     def _predict_encoded(self, X):
         """Predicted throughput of encoded, validated rows."""
