@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 import warnings
 from collections.abc import Mapping
 from numbers import Integral, Real
@@ -517,8 +516,8 @@ class LeapRegressor(IntervalsMixin, ExplainMixin, RegressorMixin, BaseEstimator)
     def save(self, path):
         """Deprecated: use :func:`leapml.save` ``(model, path)``; this method goes in leapml 0.3.
 
-        The model file format lives in :mod:`leapml.model_file`, which imports
-        the estimator; the estimator does not import its file format.
+        The file format lives with :func:`leapml.save`, which imports the
+        estimator; the estimator does not import its file format.
         """
         warnings.warn(
             "LeapRegressor.save is deprecated; use leapml.save(model, path) "
@@ -526,8 +525,9 @@ class LeapRegressor(IntervalsMixin, ExplainMixin, RegressorMixin, BaseEstimator)
             DeprecationWarning,
             stacklevel=2,
         )
-        # resolved at call time, as the module shims are: the estimator keeps no import of its file
-        return importlib.import_module("leapml.model_file").save(self, path)
+        import leapml  # the package's public save, resolved lazily by the package itself
+
+        return leapml.save(self, path)
 
 
 def _ordinal_router(regressor, n_estimators):
