@@ -393,10 +393,10 @@ class LeapRegressor(IntervalsMixin, ExplainMixin, RegressorMixin, BaseEstimator)
         return j
 
     def _offset(self, X):
-        """What the experts' log predictions are added to: the anchor, else 0."""
+        """What the experts' log predictions are added to: the anchor per row, else 0."""
         j = self._anchor_column()
         if j is None:
-            return np.zeros(len(X))
+            return 0.0  # no per-row array on the prediction path when nothing is anchored
         values = np.asarray(X[:, j], dtype=np.float64)
         return np.where(np.isfinite(values), values, self.anchor_fill_)
 
