@@ -13,26 +13,31 @@ Configurations (``--configs``, comma separated):
 
 ``default``
     ``LeapRegressor(random_state=0, n_jobs=threads)`` as shipped.
+``multiclass``
+    ``router="multiclass", combine="hard"``: the default when the levers
+    below were measured, and the base every lever configuration changes.
 ``unoptimised``
     The settings before the speed-up: ``max_iter=10``, every expert scores
-    every row at reassignment, experts fitted one after the other, the router
-    on every row.
-``iter10``, ``window_all``, ``serial``, ``router_all``
-    The default with one lever undone, to measure that lever alone.
+    every row at reassignment (``reassign_window=None``), the router on every
+    row (``router_max_rows=None``). Experts of one iteration are fitted
+    concurrently whenever ``--threads`` is above 1 (the models do not depend
+    on it); ``--threads 1`` fits them one after the other.
+``iter10``, ``window_all``, ``router_all``
+    ``multiclass`` with one lever undone, to measure that lever alone.
 ``iter1``, ``router_100k``, ``router_50k``
-    Levers pushed further than the default.
+    Levers pushed further.
 ``router_50r``, ``router_25r``
     A cheaper router: 50 rounds at learning rate 0.25, or 25 at 0.4 (the
     router is most of the cost of ``predict``).
 ``ordinal``
-    ``router="ordinal"``: one least-squares regressor of the bin index (100
-    trees) instead of the multiclass router's 1,300.
+    ``router="ordinal", combine="hard"``: one least-squares regressor of the
+    bin index (100 trees) instead of the multiclass router's 1,300.
 
 Run::
 
     python benchmarks/bench_nightly.py                    # production, default only
     python benchmarks/bench_nightly.py --preset small \
-        --configs default,unoptimised,iter10,window_all,serial,router_50k,router_50r
+        --configs multiclass,unoptimised,iter10,window_all,router_50k,router_50r
 """
 
 from __future__ import annotations
@@ -47,42 +52,37 @@ from pathlib import Path
 import lightgbm as lgb
 import numpy as np
 
-import leapml._cascade as cascade
-import leapml._router as router
 from leapml import LeapRegressor
 from leapml.evaluation.metrics import within_tolerance
 from leapml.features import build_features
 from leapml.fleet import simulate
 
 RESULTS = Path(__file__).resolve().parent / "results"
-#: The module settings of the speed-up, and what each configuration changes.
-DEFAULT_SETTINGS = {
-    "REASSIGN_WINDOW": cascade.REASSIGN_WINDOW,
-    "ROUTER_MAX_ROWS": router.ROUTER_MAX_ROWS,
-    "PARALLEL_EXPERTS": cascade.PARALLEL_EXPERTS,
-}
-#: The module that holds each knob.
-_KNOB_MODULES = {"REASSIGN_WINDOW": cascade, "ROUTER_MAX_ROWS": router,
-                 "PARALLEL_EXPERTS": cascade}
+#: The multiclass router with hard routing: the default when the levers of
+#: ``benchmarks/README.md`` were measured, and the base of those configurations.
+MULTICLASS = {"router": "multiclass", "combine": "hard"}
 
+
+def _router(rounds: int, rate: float) -> lgb.LGBMClassifier:
+    return lgb.LGBMClassifier(n_estimators=rounds, learning_rate=rate, num_leaves=31,
+                              min_child_samples=20, subsample=0.5, subsample_freq=1, verbose=-1)
+
+
+#: Each configuration's LeapRegressor parameters.
 CONFIGS = {
-    "default": ({}, {}),
-    "unoptimised": ({"REASSIGN_WINDOW": None, "ROUTER_MAX_ROWS": None, "PARALLEL_EXPERTS": False},
-                    {"max_iter": 10}),
-    "iter10": ({}, {"max_iter": 10}),
-    "iter1": ({}, {"max_iter": 1}),
-    "window_all": ({"REASSIGN_WINDOW": None}, {}),
-    "serial": ({"PARALLEL_EXPERTS": False}, {}),
-    "router_all": ({"ROUTER_MAX_ROWS": None}, {}),
-    "router_100k": ({"ROUTER_MAX_ROWS": 100_000}, {}),
-    "router_50k": ({"ROUTER_MAX_ROWS": 50_000}, {}),
-    "router_50r": ({}, {"classifier": lgb.LGBMClassifier(
-        n_estimators=50, learning_rate=0.25, num_leaves=31, min_child_samples=20, subsample=0.5,
-        subsample_freq=1, verbose=-1)}),
-    "router_25r": ({}, {"classifier": lgb.LGBMClassifier(
-        n_estimators=25, learning_rate=0.4, num_leaves=31, min_child_samples=20, subsample=0.5,
-        subsample_freq=1, verbose=-1)}),
-    "ordinal": ({}, {"router": "ordinal"}),
+    "default": {},
+    "multiclass": MULTICLASS,
+    "unoptimised": {**MULTICLASS, "max_iter": 10, "reassign_window": None,
+                    "router_max_rows": None},
+    "iter10": {**MULTICLASS, "max_iter": 10},
+    "iter1": {**MULTICLASS, "max_iter": 1},
+    "window_all": {**MULTICLASS, "reassign_window": None},
+    "router_all": {**MULTICLASS, "router_max_rows": None},
+    "router_100k": {**MULTICLASS, "router_max_rows": 100_000},
+    "router_50k": {**MULTICLASS, "router_max_rows": 50_000},
+    "router_50r": {**MULTICLASS, "classifier": _router(50, 0.25)},
+    "router_25r": {**MULTICLASS, "classifier": _router(25, 0.4)},
+    "ordinal": {"router": "ordinal", "combine": "hard"},
 }
 
 
@@ -144,9 +144,7 @@ def main(argv=None) -> int:
     y_test = attempts.loc[test, "throughput"].to_numpy(float)
     X_ref = None
     for name in names:
-        settings, params = CONFIGS[name]
-        for key, value in {**DEFAULT_SETTINGS, **settings}.items():
-            setattr(_KNOB_MODULES[key], key, value)
+        params = CONFIGS[name]
         started = time.perf_counter()
         X = build_features(attempts, fleet.hardware)
         features_s = time.perf_counter() - started
@@ -164,8 +162,6 @@ def main(argv=None) -> int:
               f"iterations {model.n_iter_}  within 20% {accuracy:.4f}  "
               f"peak RSS {peak_rss_mb():7.0f} MB", flush=True)
         X_ref = (X_train, X_test)
-    for key, value in DEFAULT_SETTINGS.items():
-        setattr(_KNOB_MODULES[key], key, value)
 
     started = time.perf_counter()
     reference = reference_fit(X_ref[0], y_train, args.threads, args.seed)

@@ -150,15 +150,46 @@ def test_windowed_reassignment_scores_only_neighbouring_experts():
     assert np.isinf(errors[~near]).all()
 
 
-def test_parallel_expert_fits_equal_serial_ones(monkeypatch):
-    import leapml._cascade as cascade
-
+def test_experts_fitted_concurrently_equal_ones_fitted_one_after_another():
+    # with two threads the experts of an iteration fit concurrently, one thread
+    # each; with one thread they fit in turn: the models must not differ
     X, log_y = _two_regimes(n=600)
     bins, n_bins = _start(log_y, 4)
     runs = []
-    for parallel in (False, True):
-        monkeypatch.setattr(cascade, "PARALLEL_EXPERTS", parallel)
+    for threads in (1, 2):
         result = fit_cascade(X, log_y, bins, n_bins, regressor=_small_lgbm(), max_iter=2,
-                             tol=0.0, num_threads=2)
+                             tol=0.0, num_threads=threads)
         runs.append([e.model_to_string() for e in result.experts])
     assert runs[0] == runs[1]
+
+
+def test_reassign_window_bounds_how_far_a_row_moves():
+    # rows start in random bins, so the best expert is often far from a row's bin
+    X, log_y = _two_regimes(n=600)
+    start = np.random.default_rng(0).integers(0, 6, size=len(log_y))
+    jumps = {}
+    for window in (1, None):
+        result = fit_cascade(X, log_y, start, 6, regressor=_small_lgbm(), max_iter=1,
+                             tol=0.0, reassign_window=window)
+        jumps[window] = np.abs(result.assignment - start).max()
+    assert jumps[1] == 1
+    assert jumps[None] > 1
+
+
+def test_router_max_rows_samples_the_multiclass_router_only():
+    from leapml import LeapRegressor
+
+    rng = np.random.default_rng(3)
+    X = rng.uniform(size=(3000, 3))
+    y = np.exp(4 * X[:, 0] + 2 * np.sin(6 * X[:, 1]) + rng.normal(0, 0.3, 3000))
+    base = dict(n_bins=8, min_bin_rows=1, n_estimators=10, max_iter=2, tol=0.0,
+                random_state=0)
+    full = LeapRegressor(**base, router="multiclass", router_max_rows=None).fit(X, y)
+    sampled = LeapRegressor(**base, router="multiclass", router_max_rows=500).fit(X, y)
+    assert full.classifier_.model_to_string() != sampled.classifier_.model_to_string()
+    assert [e.model_to_string() for e in full.regressors_] == [
+        e.model_to_string() for e in sampled.regressors_]
+    # the ordinal router trains on every row whatever the cap
+    ordinal = [LeapRegressor(**base, router_max_rows=cap).fit(X, y) for cap in (None, 500)]
+    assert (ordinal[0].classifier_.model_to_string()
+            == ordinal[1].classifier_.model_to_string())

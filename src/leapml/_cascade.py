@@ -49,15 +49,6 @@ _SMALL_BATCH = 128
 #: ``deterministic=True`` the model does not depend on the thread count.
 _SMALL_FIT = 50_000
 
-#: Reassignment compares each row's error under the experts of the bins at most
-#: this far from its current bin (``None``: every expert). Rows move between
-#: neighbouring log-throughput bins almost only, so scoring every row with all
-#: experts mostly buys errors that never win; see ``benchmarks/README.md``.
-REASSIGN_WINDOW = 2
-#: Fit the experts of one EM iteration concurrently, one thread each, when the
-#: caller allows several threads: small fits scale badly across threads.
-PARALLEL_EXPERTS = True
-
 # Parameters the shared Dataset is built with; the router reuses the Dataset
 # only when its own values for these agree.
 _DATASET_KEYS = ("max_bin", "min_data_in_bin", "bin_construct_sample_cnt", "use_missing",
@@ -260,7 +251,8 @@ def _expert_rows(k, order, bounds, assignment, weight, overlap):
 
 
 def fit_cascade(X, log_y, initial_bins, n_bins, *, regressor, sample_weight=None,
-                categorical=(), max_iter=10, tol=0.01, seed=0, num_threads=1, overlap=0.0):
+                categorical=(), max_iter=10, tol=0.01, seed=0, num_threads=1, overlap=0.0,
+                reassign_window=None):
     """Fit one median regressor per bin and reassign rows until few move.
 
     Each iteration fits every non-empty bin's expert on the rows assigned to
@@ -291,6 +283,9 @@ def fit_cascade(X, log_y, initial_bins, n_bins, *, regressor, sample_weight=None
         Weight, relative to its own rows, of the neighbouring bins' rows in
         each expert's training set (0: an expert sees its own bin only, as
         published).
+    reassign_window : int, default=None
+        Compare each row's error under the experts of the bins at most this
+        many bins from its current one; ``None`` compares every expert.
 
     Returns
     -------
@@ -336,8 +331,10 @@ def fit_cascade(X, log_y, initial_bins, n_bins, *, regressor, sample_weight=None
     result = CascadeResult(experts=experts, assignment=assignment, n_iter=0,
                            dataset=getattr(trainer, "dataset", None))
     rows_index = np.arange(n)
-    window = REASSIGN_WINDOW
-    parallel = PARALLEL_EXPERTS and num_threads > 1 and isinstance(trainer, _LightGBMTrainer)
+    window = reassign_window
+    # with several threads, the experts of one iteration fit concurrently, one
+    # thread each: small fits scale badly across threads
+    parallel = num_threads > 1 and isinstance(trainer, _LightGBMTrainer)
     for iteration in range(max(int(max_iter), 1)):
         order = np.argsort(assignment, kind="stable")
         bounds = np.searchsorted(assignment[order], np.arange(n_bins + 1))

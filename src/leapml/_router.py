@@ -33,12 +33,6 @@ __all__ = [
     "router_scores",
 ]
 
-#: The router trains on a class-stratified sample of at most this many rows
-#: (``None``: all rows). A multiclass model costs one tree per bin and round,
-#: so at the scale of a nightly window it dominates the fit.
-ROUTER_MAX_ROWS = 200_000
-
-
 def default_classifier():
     """The router used when ``classifier=None``: a LightGBM multiclass model.
 
@@ -73,14 +67,15 @@ def default_ordinal_router():
 
 
 def fit_router(X, labels, n_bins, *, classifier, sample_weight=None, categorical=(),
-               dataset=None, seed=0, num_threads=1, ordinal=False):
+               dataset=None, seed=0, num_threads=1, ordinal=False, max_rows=None):
     """Fit the model that predicts each row's bin from its features.
 
     With ``ordinal=False`` the router is ``classifier``, a multiclass model
-    of the bins. With ``ordinal=True`` it is ``classifier`` fitted as a
-    regressor of the bin index (see :func:`default_ordinal_router`), and
-    :func:`predict_router` turns its score into probabilities of the two
-    nearest bins.
+    of the bins; a LightGBM one trains on a class-stratified sample of at
+    most ``max_rows`` rows (``None``: every row). With ``ordinal=True`` it is
+    ``classifier`` fitted on every row as a regressor of the bin index (see
+    :func:`default_ordinal_router`), and :func:`predict_router` turns its
+    score into probabilities of the two nearest bins.
 
     Returns a :class:`lightgbm.Booster` (LightGBM models), a fitted clone
     of ``classifier``, or a :class:`ConstantModel` when a single bin holds
@@ -111,7 +106,7 @@ def fit_router(X, labels, n_bins, *, classifier, sample_weight=None, categorical
         else:
             params.update(objective=_multiclass_objective(params.get("objective")),
                           num_class=int(n_bins))
-            sample = _stratified_sample(labels, ROUTER_MAX_ROWS, seed)
+            sample = _stratified_sample(labels, max_rows, seed)
         if len(labels) < _SMALL_FIT:
             params["num_threads"] = 1
         params.pop("num_class_", None)

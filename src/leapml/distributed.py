@@ -46,7 +46,6 @@ except ImportError as err:  # pragma: no cover - exercised only without the extr
 
 from sklearn.utils import check_random_state
 
-from leapml import _cascade, _router
 from leapml import features as _features
 from leapml._binning import assign_bins, equal_frequency_edges
 from leapml._cascade import (
@@ -264,7 +263,7 @@ def fit_regressor(estimator: LeapRegressor, X: dd.DataFrame, y: dd.Series, *, cl
        LightGBM's multiclass objective with one class per bin, which is the
        local router's native model (:class:`lightgbm.DaskLGBMClassifier`
        would renumber the classes when a bin ends up empty), on a
-       class-stratified Bernoulli sample of about ``ROUTER_MAX_ROWS`` rows;
+       class-stratified Bernoulli sample of about ``router_max_rows`` rows;
        the ordinal router is a regressor of the bin index on every row.
 
     The result is an ordinary fitted ``LeapRegressor``: its experts and router
@@ -452,7 +451,7 @@ def _fit_cascade(trainer: _DaskTrainer, frame, log_y, n_bins: int, model: LeapRe
             _reassigned,
             dask.delayed(list(experts)),
             trainer.n_features,
-            _cascade.REASSIGN_WINDOW,
+            model.reassign_window,
             meta=frame._meta.assign(**{_MOVED: np.zeros(0, bool), _LOSS: np.zeros(0)}),
         )
         frame = trainer.client.persist(reassigned)
@@ -498,12 +497,12 @@ def _fit_router(trainer: _DaskTrainer, frame, n_bins: int, model: LeapRegressor,
         classifier = default_classifier().set_params(n_estimators=model.n_estimators)
     native = lightgbm_params(classifier, seed=seed, num_threads=1)
     native.update(objective="multiclass", num_class=int(n_bins))
-    return trainer.fit(native, _stratified(frame, counts, n_bins, seed), _BIN)
+    return trainer.fit(native, _stratified(frame, counts, n_bins, model, seed), _BIN)
 
 
-def _stratified(frame, counts: np.ndarray, n_bins: int, seed: int):
-    """A class-stratified Bernoulli sample of about ``ROUTER_MAX_ROWS`` rows (all if fewer)."""
-    n, max_rows = int(counts.sum()), _router.ROUTER_MAX_ROWS
+def _stratified(frame, counts: np.ndarray, n_bins: int, model: LeapRegressor, seed: int):
+    """A class-stratified Bernoulli sample of about ``model.router_max_rows`` rows (all if fewer)."""
+    n, max_rows = int(counts.sum()), model.router_max_rows
     if max_rows is None or n <= max_rows:
         return frame
     # each bin keeps its share, rounded up, so a rare bin keeps a row on average

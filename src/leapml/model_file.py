@@ -35,7 +35,8 @@ __all__ = ["MODEL_FORMAT", "MODEL_FORMAT_VERSION", "ModelFileError", "load", "lo
 
 #: What a LeapRegressor parameter meant in files written before it existed.
 _BEFORE_PARAMETER = {"router": "multiclass", "combine": "hard", "expert_overlap": 0.0,
-                     "min_bin_rows": 1, "anchor": None}
+                     "min_bin_rows": 1, "anchor": None, "reassign_window": 2,
+                     "router_max_rows": 200_000}
 
 
 

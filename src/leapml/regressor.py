@@ -126,6 +126,17 @@ class LeapRegressor(IntervalsMixin, ExplainMixin, RegressorMixin, BaseEstimator)
         add the anchor back; rows where it is missing use the training
         median of ``log(y)`` (``anchor_fill_``). Bins and router still work
         on ``log(y)``. ``None``: experts learn ``log(y)`` itself.
+    reassign_window : int or None, default=2
+        Reassignment scores a row with the experts of the bins at most this
+        many bins from its own; ``None`` scores every expert, as published.
+        Rows move between neighbouring bins almost only, so the others'
+        errors rarely win and cost most of the reassignment's time
+        (``benchmarks/README.md``).
+    router_max_rows : int or None, default=200_000
+        A LightGBM multiclass router trains on a class-stratified sample of
+        at most this many rows (``None``: every row, as published); it grows
+        one tree per bin and round, so on a nightly window it would cost as
+        much as all the experts. The ordinal router trains on every row.
     n_jobs : int, default=None
         Threads for LightGBM (``None`` means 1, ``-1`` all cores). Results do
         not depend on it.
@@ -201,13 +212,16 @@ class LeapRegressor(IntervalsMixin, ExplainMixin, RegressorMixin, BaseEstimator)
         "expert_overlap": [Interval(Real, 0, 1, closed="both")],
         "min_bin_rows": [Interval(Integral, 1, None, closed="left")],
         "anchor": [str, None],
+        "reassign_window": [Interval(Integral, 1, None, closed="left"), None],
+        "router_max_rows": [Interval(Integral, 1, None, closed="left"), None],
         "n_jobs": [Integral, None],
         "random_state": ["random_state"],
     }
 
     def __init__(self, *, n_bins=13, max_iter=3, tol=0.01, combine="soft", n_estimators=100,
                  regressor=None, classifier=None, router="ordinal", expert_overlap=0.0,
-                 min_bin_rows=200, anchor=None, n_jobs=None, random_state=None):
+                 min_bin_rows=200, anchor=None, reassign_window=2, router_max_rows=200_000,
+                 n_jobs=None, random_state=None):
         self.n_bins = n_bins
         self.max_iter = max_iter
         self.tol = tol
@@ -219,6 +233,8 @@ class LeapRegressor(IntervalsMixin, ExplainMixin, RegressorMixin, BaseEstimator)
         self.expert_overlap = expert_overlap
         self.min_bin_rows = min_bin_rows
         self.anchor = anchor
+        self.reassign_window = reassign_window
+        self.router_max_rows = router_max_rows
         self.n_jobs = n_jobs
         self.random_state = random_state
 
@@ -364,11 +380,12 @@ class LeapRegressor(IntervalsMixin, ExplainMixin, RegressorMixin, BaseEstimator)
             X, log_y - offset, assign_bins(log_y, edges), n_bins, regressor=regressor,
             sample_weight=sample_weight, categorical=categorical, max_iter=self.max_iter,
             tol=self.tol, seed=seed, num_threads=threads, overlap=self.expert_overlap,
+            reassign_window=self.reassign_window,
         )
         self.classifier_ = fit_router(
             X, result.assignment, n_bins, classifier=classifier, sample_weight=sample_weight,
             categorical=categorical, dataset=result.dataset, seed=seed + 997,
-            num_threads=threads, ordinal=ordinal,
+            num_threads=threads, ordinal=ordinal, max_rows=self.router_max_rows,
         )
         self.bin_edges_ = edges
         self.n_bins_ = n_bins
