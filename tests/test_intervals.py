@@ -113,3 +113,46 @@ def test_objectives_name_what_they_lack():
                         objective="expected_utility")
     with pytest.raises(ValueError, match="objective must be one of"):
         rank_candidates(frame, cost={"steady": 1, "gamble": 1, "tight": 1}, objective="best")
+
+
+class _Recorder:
+    """An estimator that records which rows it was fitted and calibrated on."""
+
+    def get_params(self, deep=True):
+        return {}
+
+    def set_params(self, **params):
+        return self
+
+    def fit(self, X, y):
+        self.fitted_on_ = X["row"].tolist()
+        return self
+
+    def calibrate(self, X, y, *, groups=None):
+        self.calibrated_on_ = X["row"].tolist()
+        self.groups_ = list(groups)
+        return self
+
+
+def test_calibration_rows_are_the_outcomes_known_on_the_last_day_whenever_submitted():
+    from leapml.training import fit_calibrated
+
+    end = pd.Timestamp("2026-01-10")
+    # row 0: a long run submitted days ago that ended on the last day; row 1: a
+    # short run of the last day; rows 2-3: runs that ended before the last day
+    known = pd.Series(pd.to_datetime(["2026-01-09 20:00", "2026-01-09 10:00",
+                                      "2026-01-08 12:00", "2026-01-05 00:00", "2026-01-11 00:00"]))
+    X = pd.DataFrame({"row": range(5), "job_runs_any_hardware": [1, 0, 2, 0, 0],
+                      "job_runs_same_hardware": [1, 0, 0, 0, 0]})
+    rows = np.array([True, True, True, True, False])  # row 4 is still running at the end
+    fitted = fit_calibrated(_Recorder(), X, np.ones(5), rows=rows, known=known, end=end,
+                            calibration_days=1)
+    assert fitted.calibrated_on_ == [0, 1]
+    assert fitted.fitted_on_ == [2, 3]
+    assert fitted.groups_ == ["seen", "new"]
+    plain = fit_calibrated(_Recorder(), X, np.ones(5), rows=rows, known=known, end=end,
+                           calibration_days=0)
+    assert plain.fitted_on_ == [0, 1, 2, 3] and not hasattr(plain, "calibrated_on_")
+    with pytest.raises(ValueError, match="nothing to calibrate"):
+        fit_calibrated(_Recorder(), X, np.ones(5), rows=rows, known=known,
+                       end=pd.Timestamp("2026-01-20"), calibration_days=1)

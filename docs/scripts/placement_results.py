@@ -56,6 +56,15 @@ def main() -> None:
         scores = pd.concat([result.feasibility_scores for result in runs.values()])
         print(_markdown(scores.drop(columns="night").groupby("min_fit_probability")
                         .mean().reset_index()))
+        print()
+        intervals = pd.concat([result.intervals.assign(seed=seed)
+                               for seed, result in runs.items()], ignore_index=True)
+        print(f"interval coverage pooled over seeds {args.seed}\n")
+        print(_markdown(_pooled(intervals)))
+        print()
+        print("overall coverage of each night\n")
+        print(_markdown(_pooled(intervals.query("slice == 'all'"),
+                                by=("policy", "seed", "night"))))
 
 
 def _run(args, seed, keep):
@@ -85,15 +94,18 @@ def _print_run(result) -> None:
     print(_markdown(result.feasibility_scores.drop(columns="night")
                     .groupby("min_fit_probability").mean().reset_index()))
     print()
-    intervals = result.intervals
-    # pooled over nights: coverage weighted by attempts
+    print(_markdown(_pooled(result.intervals)))
+    print()
+
+
+def _pooled(intervals, by=("policy", "slice")):
+    """Coverage pooled over nights (weighted by attempts), median width, per ``by``."""
     intervals = intervals.assign(inside=intervals["coverage"] * intervals["attempts"])
-    pooled = intervals.groupby(["policy", "slice"], sort=False).agg(
+    pooled = intervals.groupby(list(by), sort=False).agg(
         attempts=("attempts", "sum"), inside=("inside", "sum"),
         median_width=("median_width", "median"))
     pooled["coverage"] = pooled.pop("inside") / pooled["attempts"]
-    print(_markdown(pooled.reset_index()))
-    print()
+    return pooled.reset_index()
 
 
 def _markdown(frame) -> str:

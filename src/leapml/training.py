@@ -17,8 +17,8 @@ from .features import FEATURE_GROUPS, build_features, outcome_known_time
 from .schema import validate_attempts, validate_hardware
 
 __all__ = ["EVIDENCE_COLUMNS", "FEASIBILITY_FEATURES", "MEMORY_FLOOR_COLUMNS",
-           "MEMORY_FLOOR_LOAD", "MONOTONE_FEATURES", "completed_between", "fit_feasibility",
-           "fit_window", "history_groups"]
+           "MEMORY_FLOOR_LOAD", "MONOTONE_FEATURES", "completed_between", "fit_calibrated",
+           "fit_feasibility", "fit_window", "history_groups"]
 
 #: Pairs a type must have completed before :func:`fit_feasibility`'s model lets a job fit there.
 EVIDENCE_COLUMNS = [("model_family", "hardware_type"), ("precision", "hardware_type")]
@@ -154,11 +154,46 @@ def fit_window(
                                            ("ok",), outcome_known)
     X = build_features(attempts, hardware, outcome_known=outcome_known)
     y = attempts["throughput"].to_numpy(float)
-    held_back = window & (known >= add_days(end, -calibration_days, keep_time=True)).to_numpy()
-    if calibration_days and (not held_back.any() or held_back.sum() == window.sum()):
+    return fit_calibrated(model, X, y, rows=window, known=known, end=end,
+                          calibration_days=calibration_days)
+
+
+def fit_calibrated(model, X, y, *, rows, known, end, calibration_days: int):
+    """Clone and fit ``model`` on ``rows``, holding back the last days' outcomes to calibrate it.
+
+    The one rule for calibration rows: the rows whose outcome became known in
+    the last ``calibration_days`` days before ``end`` (by ``known``, as the
+    window itself is chosen), not the rows submitted then, which would keep
+    only the runs short enough to have ended. The fit reads the other rows;
+    the calibration is grouped by :func:`history_groups`.
+
+    Parameters
+    ----------
+    model : estimator
+        Unfitted; one with ``calibrate`` when ``calibration_days > 0``.
+    X, y : features and throughput of the log's rows.
+    rows : ndarray of bool
+        The training window (:func:`completed_between`).
+    known : Series
+        When each row's outcome became known (:func:`~leapml.features.outcome_known_time`).
+    end : Timestamp
+        End of the window.
+    calibration_days : int
+        Days held back; 0 fits on every row of the window and calibrates nothing.
+
+    Returns
+    -------
+    estimator
+        The fitted (and calibrated) clone.
+    """
+    rows = np.asarray(rows, dtype=bool)
+    held_back = rows & (known >= add_days(end, -calibration_days, keep_time=True)).to_numpy()
+    if calibration_days and (not held_back.any() or held_back.sum() == rows.sum()):
         raise ValueError(f"the last {calibration_days} day(s) of the window hold no completed "
                          "attempt, or all of them: nothing to calibrate on, or to fit")
-    fitted = clone(model).fit(X[window & ~held_back], y[window & ~held_back])
+    if not calibration_days:
+        held_back[:] = False
+    fitted = clone(model).fit(X[rows & ~held_back], y[rows & ~held_back])
     if calibration_days:
         fitted.calibrate(X[held_back], y[held_back], groups=history_groups(X[held_back]))
     return fitted

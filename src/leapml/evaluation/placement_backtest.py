@@ -20,13 +20,12 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from sklearn.base import clone
 
-from ..features import build_features, candidate_rows
+from ..features import build_features, candidate_rows, outcome_known_time
 from ..placement import same_families
 from ..ranking import OBJECTIVES, rank_candidates
 from ..schema import validate_attempts, validate_hardware
-from ..training import completed_between, fit_feasibility, history_groups
+from ..training import completed_between, fit_calibrated, fit_feasibility, history_groups
 
 __all__ = ["PlacementBacktest", "placement_backtest"]
 
@@ -58,7 +57,8 @@ class PlacementBacktest:
     intervals : DataFrame
         Per night, policy and slice of the next day's completed attempts
         (``all``, ``job_new``, ``job_seen_before``, ``job_new_on_type``, ``decile_01`` ...
-        ``decile_10`` of measured throughput, and ``held_out_hardware``):
+        ``decile_10`` of measured throughput, ``predicted_decile_01`` ...
+        ``predicted_decile_10`` of predicted throughput, and ``held_out_hardware``):
         ``attempts``, ``coverage`` (share inside the interval) and
         ``median_width`` (high / low).
     """
@@ -118,8 +118,9 @@ def placement_backtest(
         Throughput models (policies), unfitted; each is cloned and fitted
         every night on the window's completed attempts. A model with a
         ``calibrate`` method (:class:`~leapml.LeapRegressor`) is fitted on
-        all but the window's last day and calibrated on that day (new jobs
-        apart), and ranked with every objective.
+        the window less its last day and calibrated on the attempts whose
+        outcome became known that day (:func:`~leapml.training.fit_calibrated`,
+        new jobs apart), and ranked with every objective.
     feasibility : classifier, optional
         Unfitted feasibility model for :func:`~leapml.placement.fit_feasibility`
         (its default when None).
@@ -178,12 +179,13 @@ def placement_backtest(
         # the type has just arrived: no feature reads a run on it either
         history = attempts[(attempts["hardware_type"].astype(str) != held_out_hardware).to_numpy()]
     features = build_features(attempts, hardware, history=history)
+    known = outcome_known_time(attempts)
     first = attempts["submit_time"].dt.floor("D").min() + window_days * _DAY
     picks, scores, intervals = [], [], []
     for i in range(nights):
         night = first + i * _DAY
-        result = _night(attempts, history, hardware, features, night, oracle=oracle, models=models,
-                        feasibility=feasibility, window_days=window_days,
+        result = _night(attempts, history, hardware, features, known, night, oracle=oracle,
+                        models=models, feasibility=feasibility, window_days=window_days,
                         jobs_per_night=jobs_per_night, thresholds=thresholds.tolist(),
                         coverage=coverage, held_out=held_out_hardware, seed=random_state + i)
         if result is not None:
@@ -196,7 +198,7 @@ def placement_backtest(
                              pd.concat(intervals, ignore_index=True))
 
 
-def _night(attempts, history, hardware, features, night, *, oracle, models, feasibility,
+def _night(attempts, history, hardware, features, known, night, *, oracle, models, feasibility,
            window_days, jobs_per_night, thresholds, coverage, held_out, seed):
     """One night: fit the models and the feasibility model, place the next day's jobs."""
     t = attempts["submit_time"]
@@ -222,7 +224,7 @@ def _night(attempts, history, hardware, features, night, *, oracle, models, feas
     scored = tomorrow & (status == "ok").to_numpy()
     frames, intervals = [], []
     for name, model in models.items():
-        fitted = _fitted(model, features, attempts, ok, night)
+        fitted = _fitted(model, features, attempts, known, ok, night)
         frame = truth.assign(predicted_throughput=np.asarray(fitted.predict(X), dtype=float))
         calibrated = hasattr(fitted, "calibration_")
         if calibrated:
@@ -245,15 +247,11 @@ def _night(attempts, history, hardware, features, night, *, oracle, models, feas
     return pd.concat(frames, ignore_index=True), scores, pd.concat(intervals or [pd.DataFrame()])
 
 
-def _fitted(model, features, attempts, ok, night):
+def _fitted(model, features, attempts, known, ok, night):
     """The model fitted on the window; one that calibrates holds its last day back for that."""
-    y = attempts["throughput"].to_numpy(float)
-    if not hasattr(model, "calibrate"):
-        return clone(model).fit(features[ok], y[ok])
-    last_day = ok & (attempts["submit_time"] >= night - _DAY).to_numpy()
-    fitted = clone(model).fit(features[ok & ~last_day], y[ok & ~last_day])
-    return fitted.calibrate(features[last_day], y[last_day],
-                            groups=history_groups(features[last_day]))
+    return fit_calibrated(model, features, attempts["throughput"].to_numpy(float), rows=ok,
+                          known=known, end=night,
+                          calibration_days=1 if hasattr(model, "calibrate") else 0)
 
 
 def _interval_scores(model, X, scored, coverage, held_out) -> pd.DataFrame:
@@ -265,14 +263,23 @@ def _interval_scores(model, X, scored, coverage, held_out) -> pd.DataFrame:
     groups = history_groups(X)
     slices = {"all": np.ones(len(y), dtype=bool), "job_new": groups == "new",
               "job_seen_before": groups != "new", "job_new_on_type": groups == "new_on_type"}
-    decile = np.ceil(pd.Series(y).rank(method="first").to_numpy() * 10 / max(len(y), 1))
+    # deciles of the measured throughput, and of the predicted one (what the
+    # per-bin calibration can answer for: a row's bin comes from its prediction)
+    decile = _deciles(y)
     slices.update({f"decile_{d:02d}": decile == d for d in range(1, 11)})
+    predicted = _deciles(np.sqrt(interval[:, 0] * interval[:, 1]))
+    slices.update({f"predicted_decile_{d:02d}": predicted == d for d in range(1, 11)})
     if held_out is not None:
         slices["held_out_hardware"] = (scored["hardware_type"].astype(str) == held_out).to_numpy()
     return pd.DataFrame([{"slice": name, "attempts": int(mask.sum()),
                           "coverage": float(inside[mask].mean()),
                           "median_width": float(np.median(width[mask]))}
                          for name, mask in slices.items() if mask.any()])
+
+
+def _deciles(values: np.ndarray) -> np.ndarray:
+    """Each value's decile, 1 to 10 (ties broken by position)."""
+    return np.ceil(pd.Series(values).rank(method="first").to_numpy() * 10 / max(len(values), 1))
 
 
 def _candidates(attempts, hardware, jobs, night, oracle):
