@@ -112,6 +112,7 @@ def test_feasibility_travels_in_the_model_file(tmp_path):
     np.testing.assert_array_equal(again.fit_probability(X), feasibility.fit_probability(X))
     assert again.get_params() == feasibility.get_params()
     assert again.memory_floor_ == feasibility.memory_floor_ and feasibility.memory_floor_[0]
+    assert again.memory_ceiling_ == feasibility.memory_ceiling_ and feasibility.memory_ceiling_[0]
     assert load_feasibility(save(model, tmp_path / "bare.leap")) is None
 
 
@@ -178,3 +179,27 @@ def test_memory_floor_counts_only_configurations_needing_as_much():
                               memory_floor_load={"batch_size": 2}).fit(X, fits)
     with pytest.raises(ValueError, match="memory_floor_columns"):
         FeasibilityClassifier(memory_floor_columns=[("model_family",)]).fit(X, fits)
+
+
+def test_memory_ceiling_keeps_a_configuration_off_memory_a_lighter_one_ran_out_of():
+    X = pd.DataFrame({"model_type": ["a"] * 5 + ["b"] * 2,
+                      "memory_gb": [80.0, 40.0, 80.0, 24.0, 16.0, 80.0, 16.0],
+                      "batch_size": [32, 32, 64, 8, 8, 4, 4]})
+    fits = np.array([True, False, True, True, False, True, False])
+    clf = FeasibilityClassifier(n_estimators=3, min_child_samples=1,
+                                memory_ceiling_columns=[("model_type",)],
+                                memory_floor_load={"batch_size": 1}).fit(X, fits)
+    query = pd.DataFrame({"model_type": ["a", "a", "a", "a", "a", "b", "c"],
+                          "memory_gb": [40.0, 48.0, 24.0, 16.0, 40.0, 16.0, 8.0],
+                          "batch_size": [64, 64, 16, 8, 16, 4, 1]})
+    p = clf.fit_probability(query)
+    # batch 32 ran out of 40 GB: batch 64 does too, on 40 GB or less, not on 48 GB
+    assert p[0] == 0 and p[1] > 0
+    # batch 16 needs more than batch 8, which ran out of 16 GB: 16 GB is out, 24 GB is not
+    assert p[3] == 0 and p[2] > 0
+    # batch 16 needs less than batch 32, which ran out of 40 GB: that says nothing of it
+    assert p[4] > 0
+    # "b" ran out of 16 GB at the same load; "c" never ran out: no ceiling
+    assert p[5] == 0 and p[6] > 0
+    plain = FeasibilityClassifier(n_estimators=3, min_child_samples=1).fit(X, fits)
+    assert plain.memory_ceiling_ == [] and plain.fit_probability(query)[0] > 0

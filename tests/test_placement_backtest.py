@@ -48,6 +48,13 @@ def test_every_objective_is_scored_and_summarised(held_out_result):
     assert set(learned["objective"]) == {"throughput_per_cost", "lower_quantile_per_cost",
                                          "expected_utility"}
     assert np.isfinite(summary["mean_regret"]).all()
+    # a job with no rankable candidate is a failed launch, and counted apart too
+    assert (summary["no_candidate_rate"] <= summary["infeasible_pick_rate"]).all()
+    picks = held_out_result[0].picks
+    assert (picks.loc[picks["no_candidate"], "regret"] == 1).all()
+    # with true feasibility every placed job has a feasible type, which the cascade predicts
+    leap_true = picks[(picks["feasibility"] == "true") & (picks["policy"] == "leap")]
+    assert len(leap_true) and not leap_true["no_candidate"].any()
     scores = held_out_result[0].feasibility_scores
     assert scores[["precision", "recall", "recall_infeasible"]].stack().between(0, 1).all()
 

@@ -6,7 +6,8 @@ model trained on instead; ``--seed 0 1 2`` repeats the run on several
 simulated fleets and adds the mean over them; ``--min-fit-probability 0.5
 0.9`` scores learned feasibility at each threshold; ``--policies leap``
 keeps the run to the cascade; ``--no-memory-floors`` measures the
-feasibility model as it was before its memory floors).
+feasibility model as it was before its memory floors and ceilings;
+``--no-memory-ceilings`` the default one less its memory ceilings).
 """
 
 from __future__ import annotations
@@ -19,7 +20,12 @@ from leapml.evaluation.backtest import default_models
 from leapml.evaluation.placement_backtest import placement_backtest
 from leapml.feasibility import FeasibilityClassifier
 from leapml.fleet import simulate
-from leapml.placement import EVIDENCE_COLUMNS, MONOTONE_FEATURES
+from leapml.placement import (
+    EVIDENCE_COLUMNS,
+    MEMORY_FLOOR_COLUMNS,
+    MEMORY_FLOOR_LOAD,
+    MONOTONE_FEATURES,
+)
 
 _POLICIES = ("leap", "single_lightgbm", "lookup_table", "persistence")
 
@@ -37,6 +43,8 @@ def main() -> None:
     parser.add_argument("--min-fit-probability", type=float, nargs="+", default=[0.5])
     parser.add_argument("--no-memory-floors", action="store_true",
                         help="the feasibility model without memory floors, as before them")
+    parser.add_argument("--no-memory-ceilings", action="store_true",
+                        help="the default feasibility model without its memory ceilings")
     parser.add_argument("--policies", nargs="+", choices=_POLICIES, default=None,
                         help="default: all four, or leap alone with --held-out")
     args = parser.parse_args()
@@ -49,7 +57,8 @@ def main() -> None:
         print(f"mean over seeds {args.seed}\n")
         summaries = pd.concat([result.summary() for result in runs.values()])
         keys = [c for c in summaries.columns
-                if c not in ("jobs", "mean_regret", "p90_regret", "infeasible_pick_rate")]
+                if c not in ("jobs", "mean_regret", "p90_regret", "infeasible_pick_rate",
+                             "no_candidate_rate")]
         print(_markdown(summaries.groupby(keys, dropna=False, sort=False)
                         .mean(numeric_only=True).reset_index()))
         print()
@@ -80,11 +89,18 @@ def _run(args, seed, keep):
 
 
 def _feasibility(args):
-    """None (fit_feasibility's default), or that model without its memory floors."""
-    if not args.no_memory_floors:
-        return None
-    return FeasibilityClassifier(evidence_columns=list(EVIDENCE_COLUMNS),
-                                 monotone=dict(MONOTONE_FEATURES), random_state=0)
+    """None (fit_feasibility's default), or that model without its memory floors (and
+    ceilings), or without its memory ceilings."""
+    if args.no_memory_floors:
+        return FeasibilityClassifier(evidence_columns=list(EVIDENCE_COLUMNS),
+                                     monotone=dict(MONOTONE_FEATURES), random_state=0)
+    if args.no_memory_ceilings:
+        return FeasibilityClassifier(evidence_columns=list(EVIDENCE_COLUMNS),
+                                     monotone=dict(MONOTONE_FEATURES),
+                                     memory_floor_columns=list(MEMORY_FLOOR_COLUMNS),
+                                     memory_floor_load=dict(MEMORY_FLOOR_LOAD),
+                                     random_state=0)
+    return None
 
 
 def _print_run(result) -> None:

@@ -88,7 +88,17 @@ class FeasibilityClassifier(ClassifierMixin, BaseEstimator):
         needing at least as much by every such column fitted (one needing
         less says nothing of this one); when none did, the key's smallest
         fitting memory. Missing values count as 0. ``None``: every
-        configuration of a key counts.
+        configuration of a key counts. ``memory_ceiling_columns`` reads it
+        too.
+    memory_ceiling_columns : list of tuple of str, default=None
+        Keys at or below whose largest out-of-memory device memory nothing is
+        let fit: for each tuple of column names, a row whose key ran out of
+        memory in ``fit`` (the class that is not the fitting one) on at
+        least as much memory as the row's, with a configuration needing no
+        more by every ``memory_floor_load`` column, gets probability 0 of
+        fitting. The mirror of ``memory_floor_columns``: what ran out of
+        memory with less to hold runs out with more. Needs DataFrame input
+        with these columns and ``memory_gb``. ``None``: no such rule.
 
     Attributes
     ----------
@@ -105,6 +115,10 @@ class FeasibilityClassifier(ClassifierMixin, BaseEstimator):
         ``[*load, memory]``, each ``memory_floor_load`` configuration (signed
         so that larger needs more) seen with the fitting class and its
         smallest ``memory_gb``.
+    memory_ceiling_ : list of dict
+        For each tuple of ``memory_ceiling_columns``, by value tuple: rows
+        ``[*load, memory]``, each configuration seen running out of memory
+        and its largest ``memory_gb``.
     categories_ : list of length n_features_in_
         For each feature, ``None`` (numeric) or the categories learned in
         ``fit``; a category not in the list is treated as missing.
@@ -139,11 +153,13 @@ class FeasibilityClassifier(ClassifierMixin, BaseEstimator):
         "monotone": [dict, None],
         "memory_floor_columns": [list, None],
         "memory_floor_load": [dict, None],
+        "memory_ceiling_columns": [list, None],
     }
 
     def __init__(self, *, n_estimators=100, learning_rate=0.1, num_leaves=31,
                  min_child_samples=10, n_jobs=None, random_state=None, evidence_columns=None,
-                 monotone=None, memory_floor_columns=None, memory_floor_load=None):
+                 monotone=None, memory_floor_columns=None, memory_floor_load=None,
+                 memory_ceiling_columns=None):
         self.n_estimators = n_estimators
         self.learning_rate = learning_rate
         self.num_leaves = num_leaves
@@ -154,6 +170,7 @@ class FeasibilityClassifier(ClassifierMixin, BaseEstimator):
         self.monotone = monotone
         self.memory_floor_columns = memory_floor_columns
         self.memory_floor_load = memory_floor_load
+        self.memory_ceiling_columns = memory_ceiling_columns
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -198,6 +215,7 @@ class FeasibilityClassifier(ClassifierMixin, BaseEstimator):
 
         evidence_keys = self._evidence_keys(X)
         floor_keys, memory, load = self._floor_keys(X)
+        ceiling_keys, ceiling_memory, ceiling_load = self._floor_keys(X, ceiling=True)
         X = self._validate_X(X, reset=True)
         if y is None:
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None.")
@@ -216,6 +234,12 @@ class FeasibilityClassifier(ClassifierMixin, BaseEstimator):
         self.memory_floor_ = [
             {} if fitted is None else _smallest_memory(key, memory, load, y == fitted)
             for key in floor_keys
+        ]
+        # largest memory of each configuration that ran out of it: the smallest, negated
+        self.memory_ceiling_ = [
+            {pair: [[*row[:-1], -row[-1]] for row in rows] for pair, rows in _smallest_memory(
+                key, -ceiling_memory, ceiling_load, y != fitted).items()}
+            for key in ceiling_keys
         ]
         if sample_weight is not None:
             sample_weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
@@ -297,6 +321,9 @@ class FeasibilityClassifier(ClassifierMixin, BaseEstimator):
         if self.memory_floor_columns:
             floor, memory = self._memory_floors(X)
             probability[memory < floor] = 0.0  # NaN (key or memory unknown): no rule
+        if self.memory_ceiling_columns:
+            ceiling, memory = self._memory_ceilings(X)
+            probability[memory <= ceiling] = 0.0
         return probability
 
     def _monotone_constraints(self, n_features):
@@ -314,17 +341,19 @@ class FeasibilityClassifier(ClassifierMixin, BaseEstimator):
         """Each ``evidence_columns`` tuple's columns of ``X``, as arrays of text."""
         return _key_columns(X, self.evidence_columns, "evidence_columns")
 
-    def _floor_keys(self, X):
-        """Each ``memory_floor_columns`` tuple's columns of ``X`` as text, ``memory_gb``, and
-        the ``memory_floor_load`` columns signed so that larger needs more memory (NaN: 0)."""
-        if not self.memory_floor_columns:
+    def _floor_keys(self, X, *, ceiling=False):
+        """Each ``memory_floor_columns`` (or ``memory_ceiling_columns``) tuple's columns of ``X``
+        as text, ``memory_gb``, and the ``memory_floor_load`` columns signed so that larger
+        needs more memory (NaN: 0)."""
+        columns = self.memory_ceiling_columns if ceiling else self.memory_floor_columns
+        if not columns:
             return [], None, None
         load = dict(self.memory_floor_load or {})
         bad = {k: v for k, v in load.items() if v not in (-1, 1)}
         if bad:
             raise ValueError(f"memory_floor_load values must be -1 or 1, got {bad}")
-        keys = _key_columns(X, [*self.memory_floor_columns, (MEMORY_COLUMN, *load)],
-                            "memory_floor_columns and memory_floor_load")
+        keys = _key_columns(X, [*columns, (MEMORY_COLUMN, *load)],
+                            "memory_floor_columns, memory_ceiling_columns and memory_floor_load")
         numbers = [pd.to_numeric(X[c], errors="coerce").to_numpy(dtype=float, na_value=np.nan)
                    for c in (MEMORY_COLUMN, *load)]
         signed = np.column_stack([np.zeros(len(X))] + [sign * np.nan_to_num(column)
@@ -354,6 +383,28 @@ class FeasibilityClassifier(ClassifierMixin, BaseEstimator):
                 here = np.where(np.isinf(here), seen[:, -1].min(), here)
                 floor[positions] = np.fmax(floor[positions], here)
         return floor, memory
+
+    def _memory_ceilings(self, X):
+        """Each row's memory ceiling (NaN: none): the largest memory on which a configuration
+        of its key needing no more (by ``memory_floor_load``) ran out of memory in ``fit``."""
+        keys, memory, load = self._floor_keys(X, ceiling=True)
+        ceiling = np.full(len(X), np.nan)
+        for ceilings, key in zip(self.memory_ceiling_, keys, strict=True):
+            rows: dict = {}
+            for position, value in enumerate(zip(*key, strict=True)):
+                rows.setdefault(value, []).append(position)
+            for value, positions in rows.items():
+                seen = ceilings.get(value)
+                if seen is None:
+                    continue
+                positions = np.asarray(positions)
+                seen = np.asarray(seen, dtype=float).reshape(len(seen), -1)
+                lighter = (seen[None, :, :-1] <= load[positions][:, None, :]).all(axis=2)
+                here = np.where(lighter, seen[None, :, -1], -np.inf).max(axis=1)
+                ceiling[positions] = np.fmax(ceiling[positions],
+                                             np.where(np.isinf(here), np.nan, here))
+        return ceiling, memory
+
 
 #: The column of device memory that ``memory_floor_columns`` compares.
 MEMORY_COLUMN = "memory_gb"

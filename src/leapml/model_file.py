@@ -40,6 +40,9 @@ _BEFORE_PARAMETER = {"router": "multiclass", "combine": "hard", "expert_overlap"
 
 
 
+#: FeasibilityClassifier parameters that hold a list of column tuples (JSON has no tuple).
+_KEY_LIST_PARAMETERS = ("evidence_columns", "memory_floor_columns", "memory_ceiling_columns")
+
 #: Name written in every model file, so that other files are refused.
 MODEL_FORMAT = "leapml-model"
 #: Version of the model file layout this module writes and reads.
@@ -458,7 +461,7 @@ def _feasibility_entry(classifier, members):
     return {
         "params": {**params, **{name: None if params[name] is None
                                 else [list(key) for key in params[name]]
-                                for name in ("evidence_columns", "memory_floor_columns")}},
+                                for name in _KEY_LIST_PARAMETERS}},
         "classes_": _json_value(classes, "feasibility classes_"),
         "categories_": _json_value([None if c is None else list(c) for c in classifier.categories_],
                                    "feasibility categories_"),
@@ -466,8 +469,9 @@ def _feasibility_entry(classifier, members):
         "feature_names_in_": ([str(v) for v in classifier.feature_names_in_]
                               if hasattr(classifier, "feature_names_in_") else None),
         "evidence_": [sorted(list(pair) for pair in seen) for seen in classifier.evidence_],
-        "memory_floor_": [sorted([list(pair), rows] for pair, rows in floors.items())
-                          for floors in classifier.memory_floor_],
+        **{name: [sorted([list(pair), rows] for pair, rows in limits.items())
+                  for limits in getattr(classifier, name)]
+           for name in ("memory_floor_", "memory_ceiling_")},
         "booster_": booster,
     }
 
@@ -515,7 +519,7 @@ def _feasibility_from_members(members):
         return None
     _expect(isinstance(entry, dict), "feasibility is not a JSON object")
     params = _section(entry, "params")
-    for name in ("evidence_columns", "memory_floor_columns"):
+    for name in _KEY_LIST_PARAMETERS:
         if params.get(name) is not None:
             params[name] = [tuple(key) for key in params[name]]
     unknown = sorted(set(params) - set(FeasibilityClassifier().get_params(deep=False)))
@@ -529,9 +533,10 @@ def _feasibility_from_members(members):
     if entry["feature_names_in_"] is not None:
         classifier.feature_names_in_ = np.asarray(entry["feature_names_in_"], dtype=object)
     classifier.evidence_ = [{tuple(pair) for pair in seen} for seen in entry["evidence_"]]
-    # a file written before memory floors existed has none
-    classifier.memory_floor_ = [{tuple(pair): rows for pair, rows in floors}
-                                for floors in entry.get("memory_floor_", [])]
+    # a file written before memory floors (or ceilings) existed has none
+    for name in ("memory_floor_", "memory_ceiling_"):
+        setattr(classifier, name, [{tuple(pair): rows for pair, rows in limits}
+                                   for limits in entry.get(name, [])])
     booster = entry["booster_"]
     classifier.booster_ = None if booster is None else _submodel_from_entry(booster, members, n_features, 1)
     return classifier

@@ -277,6 +277,7 @@ def fit_feasibility(
                                       monotone=dict(MONOTONE_FEATURES),
                                       memory_floor_columns=list(MEMORY_FLOOR_COLUMNS),
                                       memory_floor_load=dict(MEMORY_FLOOR_LOAD),
+                                      memory_ceiling_columns=list(MEMORY_FLOOR_COLUMNS),
                                       random_state=0)
     attempts, window, _, _ = _window(attempts, hardware, window_days, until, "ok or oom",
                                      ("ok", "oom"), outcome_known)

@@ -41,7 +41,8 @@ class PlacementBacktest:
     picks : DataFrame
         One row per (night, job, policy, feasibility source): ``picked``
         type, ``infeasible`` (the truth says it cannot run there, or no
-        candidate was rankable) and ``regret`` (1 for an infeasible pick).
+        candidate was rankable), ``no_candidate`` (no candidate was
+        rankable) and ``regret`` (1 for an infeasible pick).
         ``feasibility`` is ``"learned"``, ``"none"`` (every type taken to
         fit) or ``"true"`` (the simulator's answer, a bound no scheduler has).
         ``objective`` is the ranking objective (every one of
@@ -81,12 +82,16 @@ class PlacementBacktest:
         keys = [key for key in ("policy", "feasibility", "min_fit_probability", "objective")
                 if key in self.picks]
         grouped = self.picks.groupby(keys, sort=True, dropna=False)
-        return pd.DataFrame({
+        summary = pd.DataFrame({
             "jobs": grouped.size(),
             "mean_regret": grouped["regret"].mean(),
             "p90_regret": grouped["regret"].quantile(0.9),
             "infeasible_pick_rate": grouped["infeasible"].mean(),
-        }).reset_index()
+        })
+        if "no_candidate" in self.picks:
+            # the failed launches where no candidate was rankable at all
+            summary["no_candidate_rate"] = grouped["no_candidate"].mean()
+        return summary.reset_index()
 
 
 def placement_backtest(
@@ -305,12 +310,13 @@ def _scored_picks(frame, hardware, min_fit_probability, objective):
     ranked = rank_candidates(frame.assign(true_per_cost=true_per_cost), cost=cost, top_k=1,
                              min_fit_probability=min_fit_probability, objective=objective)
     ranked = ranked[ranked["job_id"].isin(best.dropna().index)]
-    failed = ~ranked["feasible"].to_numpy() | ~ranked["rankable"].to_numpy()
+    none = ~ranked["rankable"].to_numpy()
+    failed = ~ranked["feasible"].to_numpy() | none
     ratio = ranked["true_per_cost"].to_numpy(float) / best.reindex(ranked["job_id"]).to_numpy()
     regret = np.where(failed, 1.0, np.clip(1.0 - np.nan_to_num(ratio), 0.0, 1.0))
     return pd.DataFrame({"job_id": ranked["job_id"].to_numpy(),
                          "picked": ranked["hardware_type"].to_numpy(),
-                         "infeasible": failed, "regret": regret})
+                         "infeasible": failed, "no_candidate": none, "regret": regret})
 
 
 def _feasibility_scores(night, predicted, truth) -> dict:
