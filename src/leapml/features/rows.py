@@ -28,7 +28,9 @@ from leapml.schema import (
 )
 from leapml.schema.rules import (
     absent_from_catalog,
+    check_ends_after_submission,
     check_rows,
+    check_time_zones,
     describe_rows,
     floats,
     hardware_codes,
@@ -326,16 +328,13 @@ def _known_ns(
         problems.append(f"column 'end_time' has dtype {known.dtype}, expected a timestamp")
         return None
     submit = columns["submit_time"]
-    if (getattr(known.dtype, "tz", None) is None) != (getattr(submit.dtype, "tz", None) is None):
-        problems.append("end_time and submit_time differ in time-zone awareness")
+    if not check_time_zones(known, submit, problems):
         return None
     null = null_mask(known) & ok
     if null.any():
         problems.append(f"the time the outcome is known is null in {describe_rows(null, history)}")
     ns, _ = _time_ns(known)
-    early = ok & ~null & (ns < _time_ns(submit)[0])
-    if early.any():
-        problems.append(f"end_time is before submit_time in {describe_rows(early, history)}")
+    check_ends_after_submission(ok & ~null & (ns < _time_ns(submit)[0]), history, problems)
     columns["outcome_known"] = known
     return ns
 

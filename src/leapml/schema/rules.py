@@ -209,6 +209,23 @@ def check_ok_throughput(series: pd.Series, ok: np.ndarray, frame, problems: list
     return values
 
 
+def check_time_zones(end: pd.Series, submit: pd.Series, problems: list[str]) -> bool:
+    """When an outcome is known and ``submit_time`` are both time-zone aware, or both naive.
+
+    Returns whether they are: times of both kinds cannot be compared.
+    """
+    if (getattr(end.dtype, "tz", None) is None) != (getattr(submit.dtype, "tz", None) is None):
+        problems.append("end_time and submit_time differ in time-zone awareness")
+        return False
+    return True
+
+
+def check_ends_after_submission(early: np.ndarray, frame, problems: list[str]) -> None:
+    """A run never ends before it is submitted (``early``: the rows where it does)."""
+    if early.any():
+        problems.append(f"end_time is before submit_time in {describe_rows(early, frame)}")
+
+
 def _numeric(dtype) -> bool:
     return pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype)
 

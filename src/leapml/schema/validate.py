@@ -16,11 +16,13 @@ from leapml.schema.columns import (
 )
 from leapml.schema.rules import (
     COUNT_COLUMNS,
+    check_ends_after_submission,
     check_hardware_types,
     check_nulls,
     check_ok_throughput,
     check_positive,
     check_precision,
+    check_time_zones,
     describe_rows,
     hardware_codes,
     null_mask,
@@ -147,12 +149,8 @@ def _check_end_time(attempts: pd.DataFrame, problems: list[str]) -> None:
     if not (pd.api.types.is_datetime64_any_dtype(end.dtype)
             and pd.api.types.is_datetime64_any_dtype(submit.dtype)):
         return  # named by the check of the columns' dtypes
-    if (getattr(end.dtype, "tz", None) is None) != (getattr(submit.dtype, "tz", None) is None):
-        problems.append("end_time and submit_time differ in time-zone awareness")
-        return
-    bad = (end < submit).to_numpy(dtype=bool)
-    if bad.any():
-        problems.append(f"end_time is before submit_time in {describe_rows(bad, attempts)}")
+    if check_time_zones(end, submit, problems):
+        check_ends_after_submission((end < submit).to_numpy(dtype=bool), attempts, problems)
 
 
 def validate_hardware(hardware: pd.DataFrame) -> pd.DataFrame:
