@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+#: Attempt statuses. Only ``ok`` attempts carry a throughput.
 STATUSES = ("ok", "oom", "failed")
 
 #: Precision families the hardware catalog gives peaks for, from widest to narrowest.
