@@ -122,7 +122,7 @@ def test_every_public_module_has_an_api_page_in_the_nav():
     found = {p.stem for p in src.glob("*.py") if not p.stem.startswith("_")}
     found |= {f"evaluation.{p.stem}" for p in (src / "evaluation").glob("*.py")
               if not p.stem.startswith("_")}
-    found |= {"fleet", "features"}
+    found |= {"fleet", "features", "schema"}
     assert found == set(PUBLIC_MODULES)
     for module, page in PUBLIC_MODULES.items():
         assert f"::: leapml.{module}\n" in (DOCS / "api" / f"{page}.md").read_text()

@@ -693,6 +693,33 @@ def test_unknown_hardware_is_named():
         build_features(query, catalog, history=log)
 
 
+def test_the_validator_and_the_features_name_shared_rules_alike():
+    """validate_attempts and build_features apply one set of row rules: same problems, same words."""
+    catalog = make_catalog(3)
+    log = make_log(0, 60, n_types=3)
+    ok = log.index[log["status"] == "ok"]
+    bad = log.astype({"precision": object, "hardware_type": object, "model_type": object})
+    bad.loc[ok[0], "precision"] = " "
+    bad.loc[ok[1], "batch_size"] = 0
+    bad.loc[ok[2], "throughput"] = -1.0
+    bad.loc[ok[3], "hardware_type"] = "TPU-v9"
+    bad.loc[ok[4], "trainer_count"] = -8
+    bad.loc[ok[5], "model_type"] = None
+    with pytest.raises(SchemaError) as validated:
+        validate_attempts(bad, catalog)
+    with pytest.raises(SchemaError) as read:
+        build_features(log, catalog, history=bad)
+    assert sorted(read.value.problems) == sorted(validated.value.problems)
+    starts = ["precision is blank in", "batch_size must be finite and > 0",
+              "throughput must be finite and > 0 on ok rows",
+              "hardware_type absent from the catalog: ['TPU-v9']",
+              "trainer_count must be finite and > 0", "column 'model_type' is null"]
+    assert len(read.value.problems) == len(starts)
+    for start, label in zip(starts, ok[:6], strict=True):
+        (line,) = [p for p in read.value.problems if p.startswith(start)]
+        assert line.endswith(f"1 row(s) (index [{label}])")
+
+
 def test_invalid_values_are_reported():
     catalog = make_catalog()
     log = make_log(0, 20)

@@ -125,7 +125,7 @@ def test_parallelism_and_unit_columns_are_optional_and_checked_when_present():
     with pytest.raises(SchemaError) as caught:
         validate_attempts(extra)
     text = "\n".join(caught.value.problems)
-    assert "pipeline_parallel_degree <= 0 in 12 row(s)" in text
+    assert "pipeline_parallel_degree must be finite and > 0; it is not in 12 row(s)" in text
     assert "'data_parallel_degree' has dtype float64, expected int" in text
     assert "tensor_parallel" not in text and "nodes" not in text and "throughput_unit" not in text
 

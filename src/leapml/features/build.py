@@ -11,7 +11,7 @@ from leapml._frames import cached_index
 from leapml._frames import frame_of_arrays as _frame
 from leapml.features.as_of import _KEY_COLUMNS, _joined, _level_keys
 from leapml.features.columns import _assemble
-from leapml.features.inputs import _categorical, _joint_codes, _keyed, _null, _require_frame
+from leapml.features.inputs import _categorical, _joint_codes, _keyed
 from leapml.features.names import (
     _JOB_COLUMNS,
     _OUTCOME_COLUMNS,
@@ -28,6 +28,7 @@ from leapml.schema import (
     SchemaError,
     validate_hardware,
 )
+from leapml.schema.rules import null_mask, require_frame
 
 # ----------------------------------------------------------------------------
 # public API
@@ -116,11 +117,11 @@ def build_features(
     >>> X["peak_tflops"].tolist()  # fp8 falls back to bf16 on the A100
     [312.0, 312.0, 1979.0]
     """
-    _require_frame(attempts, "attempts")
-    _require_frame(hardware, "hardware")
+    require_frame(attempts, "attempts")
+    require_frame(hardware, "hardware")
     same = history is None or history is attempts
     history = attempts if history is None else history
-    _require_frame(history, "history")
+    require_frame(history, "history")
     validate_hardware(hardware)
     catalog = _Catalog(hardware)
     rows = _Rows(attempts, catalog)
@@ -207,7 +208,7 @@ def candidate_rows(
     >>> str(rows["submit_time"].iloc[0])
     '2024-01-04 00:00:00'
     """
-    _require_frame(jobs, "jobs")
+    require_frame(jobs, "jobs")
     _check_job_columns(jobs)
     names = hardware_type_names(hardware_types)
     times = _submission_times(jobs, at)
@@ -289,7 +290,7 @@ def _submission_times(jobs: pd.DataFrame, at) -> pd.Series:
         )
         if len(times) != n_jobs:
             raise ValueError(f"at has {len(times)} timestamps for {n_jobs} jobs; give one per job")
-    null = _null(times)
+    null = null_mask(times)
     if null.any():
         raise ValueError(f"the submission time is null for {int(null.sum())} job(s)")
     return times

@@ -21,7 +21,7 @@ from leapml.features.build import (
     hardware_type_names,
 )
 from leapml.features.columns import FeatureColumns, _feature_columns
-from leapml.features.inputs import _keyed, _require_frame, _value_codes
+from leapml.features.inputs import _keyed, _value_codes
 from leapml.features.names import (
     _UNIT_COLUMN,
 )
@@ -30,6 +30,7 @@ from leapml.schema import (
     SchemaError,
     validate_hardware,
 )
+from leapml.schema.rules import require_frame
 
 
 class HistoryIndex:
@@ -101,8 +102,8 @@ class HistoryIndex:
     """
 
     def __init__(self, history: pd.DataFrame, hardware: pd.DataFrame, *, outcome_known: str | None = None):
-        _require_frame(history, "history")
-        _require_frame(hardware, "hardware")
+        require_frame(history, "history")
+        require_frame(hardware, "hardware")
         validate_hardware(hardware)
         self._catalog = _Catalog(hardware)
         self._outcome_known = outcome_known
@@ -176,7 +177,7 @@ class HistoryIndex:
         >>> X[["hardware_type", "job_runs_any_hardware"]].shape
         (2, 2)
         """
-        _require_frame(attempts, "attempts")
+        require_frame(attempts, "attempts")
         rows = _Rows(attempts, self._catalog)
         return FeatureColumns(self._columns(rows), rows.index).to_frame()
 
@@ -222,7 +223,7 @@ class HistoryIndex:
         >>> columns.to_frame().equals(index.features(candidate_rows(fleet.jobs.head(2), types, at=at)))
         True
         """
-        _require_frame(jobs, "jobs")
+        require_frame(jobs, "jobs")
         _check_job_columns(jobs)
         names = hardware_type_names(hardware_types)
         rows = _Rows.candidates(jobs, names, _submission_times(jobs, at), self._catalog)
@@ -301,7 +302,7 @@ class HistoryIndex:
         >>> index.end == HistoryIndex(log, fleet.hardware).end
         True
         """
-        _require_frame(new_attempts, "new_attempts")
+        require_frame(new_attempts, "new_attempts")
         catalog = self._catalog
         ok, columns, new = _read_history(
             new_attempts, catalog, "the new attempts", outcome_known=self._outcome_known

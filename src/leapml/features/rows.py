@@ -9,18 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from leapml.features.inputs import (
-    _OK_CODES,
-    _OTHER_PRECISION,
-    _check_rows,
-    _describe_rows,
-    _floats,
-    _null,
-    _require_frame,
-    _text_codes,
-    _time_ns,
-    _whole,
-)
+from leapml.features.inputs import _OTHER_PRECISION, _time_ns, _whole
 from leapml.features.names import (
     _JOB_COLUMNS,
     _SPEC_COLUMNS,
@@ -37,14 +26,26 @@ from leapml.schema import (
     RowsSchemaError,
     SchemaError,
 )
+from leapml.schema.rules import (
+    absent_from_catalog,
+    check_ends_after_submission,
+    check_rows,
+    check_time_zones,
+    describe_rows,
+    floats,
+    hardware_codes,
+    null_mask,
+    ok_rows,
+    require_frame,
+)
 
 
 class _Catalog:
     """The hardware catalog as arrays indexed by hardware-type code."""
 
     def __init__(self, hardware: pd.DataFrame):
+        self.codes = hardware_codes(hardware)
         self.types = pd.Index([str(t) for t in hardware["hardware_type"].to_numpy(dtype=object)])
-        self.codes = {name: code for code, name in enumerate(self.types)}
         self.dtype = pd.CategoricalDtype(self.types)
         peaks = np.column_stack(
             [
@@ -77,14 +78,15 @@ class _Catalog:
         self.introduced_ns = _time_ns(hardware["introduced"])[0]
 
 
-
-
 class _Rows:
     """The rows to describe: checked, with the arrays the features are computed from."""
 
     def __init__(self, attempts: pd.DataFrame, catalog: _Catalog):
         problems: list[str] = []
-        columns, parsed = _check_rows(attempts, QUERY_COLUMNS, catalog.codes, problems)
+        columns, parsed = check_rows(
+            attempts, QUERY_COLUMNS, hardware_codes=catalog.codes, problems=problems,
+            text_columns=_TEXT_COLUMNS,
+        )
         if problems:
             raise RowsSchemaError("the attempts to describe", problems)
         self.index = attempts.index
@@ -113,11 +115,14 @@ class _Rows:
         index) and the candidate types absent from the catalog.
         """
         problems: list[str] = []
-        columns, parsed = _check_rows(jobs, _JOB_COLUMNS, catalog.codes, problems)
+        columns, parsed = check_rows(
+            jobs, _JOB_COLUMNS, hardware_codes=catalog.codes, problems=problems,
+            text_columns=_TEXT_COLUMNS,
+        )
         hardware = [catalog.codes.get(name, -1) for name in names]
         unknown = [name for name, code in zip(names, hardware, strict=True) if code < 0]
         if unknown:
-            problems.append(f"hardware_type absent from the catalog: {unknown[:10]}")
+            problems.append(absent_from_catalog(unknown))
         if problems:
             raise SchemaError("the jobs to score", problems)
         n_jobs, n_types = len(jobs), len(names)
@@ -159,7 +164,7 @@ class _Past:
 
     @classmethod
     def read(cls, columns, parsed, ok: np.ndarray, catalog: _Catalog, known_ns: np.ndarray) -> _Past:
-        """The ``ok`` rows of a checked history log (what :func:`_check_rows` returned)."""
+        """The ``ok`` rows of a checked history log (what :func:`~leapml.schema.rules.check_rows` returned)."""
         every = ok.all()
 
         def pick(values):
@@ -212,9 +217,12 @@ def _read_history(
     missing = [c for c in HISTORY_COLUMNS if c not in history.columns]
     if missing:
         raise SchemaError(what, [f"missing column(s): {missing}"])
-    ok = _text_codes(history["status"], _OK_CODES) == 0
+    ok = ok_rows(history["status"])
     problems: list[str] = []
-    columns, parsed = _check_rows(history, HISTORY_COLUMNS, catalog.codes, problems, rows=ok)
+    columns, parsed = check_rows(
+        history, HISTORY_COLUMNS, hardware_codes=catalog.codes, problems=problems, rows=ok,
+        text_columns=_TEXT_COLUMNS,
+    )
     if not problems:
         try:
             known = _known_ns(history, columns, ok, outcome_known, problems)
@@ -270,11 +278,11 @@ def outcome_known_time(log: pd.DataFrame, *, outcome_known: str | None = None) -
     >>> str(outcome_known_time(log, outcome_known="submit_time").iloc[0])
     '2024-01-01 00:00:00'
     """
-    _require_frame(log, "log")
+    require_frame(log, "log")
     rule = _outcome_known_rule(log.columns, outcome_known)
     if rule != "run_hours":
         return log[rule]
-    hours = _floats(log["device_hours"]) / _floats(log["trainer_count"])
+    hours = floats(log["device_hours"]) / floats(log["trainer_count"])
     duration = pd.to_timedelta(hours, unit="h").to_numpy()
     return pd.Series(log["submit_time"].array + duration, index=log.index, name="outcome_known")
 
@@ -320,16 +328,13 @@ def _known_ns(
         problems.append(f"column 'end_time' has dtype {known.dtype}, expected a timestamp")
         return None
     submit = columns["submit_time"]
-    if (getattr(known.dtype, "tz", None) is None) != (getattr(submit.dtype, "tz", None) is None):
-        problems.append("end_time and submit_time differ in time-zone awareness")
+    if not check_time_zones(known, submit, problems):
         return None
-    null = _null(known) & ok
+    null = null_mask(known) & ok
     if null.any():
-        problems.append(f"the time the outcome is known is null in {_describe_rows(null, history)}")
+        problems.append(f"the time the outcome is known is null in {describe_rows(null, history)}")
     ns, _ = _time_ns(known)
-    early = ok & ~null & (ns < _time_ns(submit)[0])
-    if early.any():
-        problems.append(f"end_time is before submit_time in {_describe_rows(early, history)}")
+    check_ends_after_submission(ok & ~null & (ns < _time_ns(submit)[0]), history, problems)
     columns["outcome_known"] = known
     return ns
 

@@ -1,0 +1,316 @@
+"""The row rules of an attempt log, each with its message, written once.
+
+:func:`~leapml.schema.validate_attempts` applies them to a whole log.
+:func:`check_rows` applies them to the columns a reader needs (the features
+read the launch configuration of the rows they describe and the ``ok`` rows of
+a history log) and parses those columns on the way, in the same pass, so that
+a value is judged by the same rule, in the same words, whichever way it comes
+in. The names here are the schema's contract with :mod:`leapml.features`; they
+are not re-exported from :mod:`leapml.schema`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from functools import lru_cache
+
+import numpy as np
+import pandas as pd
+
+from leapml.schema.columns import (
+    ATTEMPT_COLUMNS,
+    OPTIONAL_ATTEMPT_COLUMNS,
+    PRECISIONS,
+    normalize_precision,
+)
+
+#: The count columns of an attempt log (trainers, batch size, ...): finite and > 0 where given.
+COUNT_COLUMNS = tuple(c.name for c in ATTEMPT_COLUMNS + OPTIONAL_ATTEMPT_COLUMNS if c.kind == "int")
+#: Below this many rows a Python loop over values beats a pandas hash table.
+FEW_ROWS = 256
+
+_NULLABLE = frozenset(c.name for c in ATTEMPT_COLUMNS + OPTIONAL_ATTEMPT_COLUMNS if c.nullable)
+_PRECISION_CODES = {name: code for code, name in enumerate(PRECISIONS)}
+_PRECISION_DTYPE = pd.CategoricalDtype(list(PRECISIONS))
+_normalized_precision = lru_cache(maxsize=1024)(normalize_precision)
+_OK_CODES = {"ok": 0}
+
+
+# -- reading columns ------------------------------------------------------------
+
+
+def require_frame(frame, name: str) -> None:
+    """Raise TypeError unless ``frame`` is a DataFrame (``name`` says which argument)."""
+    if not isinstance(frame, pd.DataFrame):
+        raise TypeError(f"{name} must be a pandas DataFrame, got {type(frame).__name__}")
+
+
+def describe_rows(mask: np.ndarray, frame: pd.DataFrame, limit: int = 5) -> str:
+    """Which rows a boolean mask selects: their count and the first index labels."""
+    mask = np.asarray(mask, dtype=bool)
+    labels = frame.index[mask][:limit].tolist()
+    more = ", ..." if mask.sum() > limit else ""
+    return f"{int(mask.sum())} row(s) (index {labels}{more})"
+
+
+def null_mask(series: pd.Series) -> np.ndarray:
+    """Where ``series`` is null, read from its array (a Series would cost more than the test)."""
+    return np.asarray(series.array.isna(), dtype=bool)
+
+
+def floats(series: pd.Series) -> np.ndarray:
+    """A numeric column as floats, NaN where null."""
+    if isinstance(series.dtype, np.dtype):
+        return series.to_numpy(dtype=float)  # NaN already: no null mask to build
+    return series.to_numpy(dtype=float, na_value=np.nan)
+
+
+def text_codes(series: pd.Series, codes: dict[str, int]) -> np.ndarray:
+    """The code of each value of ``series`` by its text (-1: absent from ``codes``, or null)."""
+    values = series.array
+    if isinstance(values, pd.Categorical):
+        # map the few categories once instead of every row; code -1 (null) picks the appended -1
+        mapping = [codes.get(str(c), -1) for c in values.categories.tolist()]
+        return np.array([*mapping, -1], dtype=np.int64)[values.codes]
+    if len(values) > FEW_ROWS and pd.api.types.is_string_dtype(series.dtype) and series.dtype != object:
+        # text already: look the distinct values up once
+        found, uniques = pd.factorize(values)
+        mapping = [codes.get(u, -1) for u in uniques]
+        return np.array([*mapping, -1], dtype=np.int64)[found]
+    found = np.fromiter(
+        (codes.get(str(v), -1) for v in values.to_numpy(dtype=object)), np.int64, len(values)
+    )
+    return np.where(null_mask(series), -1, found)
+
+
+def hardware_codes(hardware: pd.DataFrame) -> dict[str, int]:
+    """Each hardware type of a catalog, by its text, to its row position."""
+    return {str(name): code for code, name in enumerate(hardware["hardware_type"].to_numpy(dtype=object))}
+
+
+def ok_rows(status: pd.Series) -> np.ndarray:
+    """Where an attempt's status is ``ok``: the rows that carry a throughput."""
+    return text_codes(status, _OK_CODES) == 0
+
+
+def precision_codes(series: pd.Series) -> tuple[np.ndarray, pd.CategoricalDtype]:
+    """Each value's precision code and the categories of the ``precision`` feature.
+
+    Values are read through :func:`~leapml.schema.normalize_precision`: a
+    family of :data:`~leapml.schema.PRECISIONS` gets its position, any other
+    value a code past them (its own category, after the five, sorted), a null
+    or blank value -1.
+    """
+    values = series.array
+    if isinstance(values, pd.Categorical):
+        raw, uniques = values.codes, values.categories.tolist()
+    elif len(values) <= FEW_ROWS:
+        uniques = values.to_numpy(dtype=object).tolist()
+        raw = np.arange(len(uniques))
+    else:
+        raw, uniques = pd.factorize(values)
+        uniques = np.asarray(uniques, dtype=object).tolist()
+    names = [_normalized_precision(u) for u in uniques]
+    extra = sorted({n for n in names if n is not None and n not in _PRECISION_CODES})
+    codes = {**_PRECISION_CODES, **{n: len(PRECISIONS) + i for i, n in enumerate(extra)}}
+    mapping = np.array([*(codes.get(n, -1) for n in names), -1], dtype=np.int64)
+    dtype = pd.CategoricalDtype([*PRECISIONS, *extra]) if extra else _PRECISION_DTYPE
+    return mapping[raw], dtype
+
+
+def as_text(series: pd.Series) -> pd.Series:
+    """An id or category column as text, so that 413 in one table matches "413" in another.
+
+    A float column of whole numbers reads as the integers (a log with a
+    missing id turns its ids into floats); nulls stay null.
+    """
+    values = series.array
+    if isinstance(values, pd.Categorical):
+        categories = values.categories
+        if pd.api.types.infer_dtype(categories, skipna=False) == "string":
+            return series
+        names = [str(c) for c in as_text(pd.Series(categories.to_numpy(dtype=object)))]
+        if len(set(names)) == len(names):
+            return pd.Series(pd.Categorical.from_codes(values.codes, categories=names),
+                             index=series.index, name=series.name)
+    elif pd.api.types.is_string_dtype(series.dtype) and (
+        series.dtype != object or pd.api.types.infer_dtype(series, skipna=True) in ("string", "empty")
+    ):
+        return series
+    null = null_mask(series)
+    if series.dtype.kind == "f" and (series[~null] % 1 == 0).all():
+        series = series.astype("Int64")
+    # str() value by value: several times cheaper than astype(str) on the few rows of a submission
+    text = np.array([str(v) for v in series.tolist()], dtype=object)
+    text[null] = None
+    return pd.Series(text, index=series.index, name=series.name, dtype=object, copy=False)
+
+
+# -- the rules: each appends its problem (if any) to ``problems`` -----------------
+# ``rows`` restricts a rule to a boolean mask of the frame (the ok rows of a history).
+
+
+def _within(bad: np.ndarray, rows: np.ndarray | None) -> np.ndarray:
+    return bad if rows is None else bad & rows
+
+
+def check_nulls(name: str, null: np.ndarray, frame, problems: list[str], rows=None) -> None:
+    """A required column is never null."""
+    bad = _within(null, rows)
+    if bad.any():
+        problems.append(f"column {name!r} is null in {describe_rows(bad, frame)}")
+
+
+def check_positive(name: str, series: pd.Series, frame, problems: list[str], rows=None) -> np.ndarray:
+    """A count or a size (trainers, memory, cost, ...) is finite and > 0 where given; returns floats."""
+    values = floats(series)
+    bad = _within(~np.isnan(values) & ~(np.isfinite(values) & (values > 0)), rows)
+    if bad.any():
+        problems.append(f"{name} must be finite and > 0; it is not in {describe_rows(bad, frame)}")
+    return values
+
+
+def check_precision(
+    series: pd.Series, frame, problems: list[str], *, null=None, rows=None
+) -> tuple[np.ndarray, pd.CategoricalDtype]:
+    """A precision is never blank (any other value is a category); returns :func:`precision_codes`."""
+    codes, dtype = precision_codes(series)
+    bad = _within((codes < 0) & ~(null_mask(series) if null is None else null), rows)
+    if bad.any():
+        problems.append(f"precision is blank in {describe_rows(bad, frame)}")
+    return codes, dtype
+
+
+def absent_from_catalog(unknown: list[str], where: str = "") -> str:
+    """The problem of hardware types the catalog lacks (``where``: the rows, if any)."""
+    return f"hardware_type absent from the catalog: {unknown[:10]}" + (f" in {where}" if where else "")
+
+
+def check_hardware_types(
+    series: pd.Series, codes: dict[str, int], frame, problems: list[str], *, null=None, rows=None
+) -> np.ndarray:
+    """Every hardware type is in the catalog (``codes``: :func:`hardware_codes`); returns the codes."""
+    found = text_codes(series, codes)
+    bad = _within((found < 0) & ~(null_mask(series) if null is None else null), rows)
+    if bad.any():
+        unknown = sorted({str(v) for v in series.to_numpy(dtype=object)[bad]})
+        problems.append(absent_from_catalog(unknown, describe_rows(bad, frame)))
+    return found
+
+
+def check_ok_throughput(series: pd.Series, ok: np.ndarray, frame, problems: list[str]) -> np.ndarray:
+    """An ``ok`` row's throughput is finite and > 0; returns the throughput as floats."""
+    values = floats(series)
+    bad = ok & ~(np.isfinite(values) & (values > 0))
+    if bad.any():
+        problems.append(
+            f"throughput must be finite and > 0 on ok rows; it is not in {describe_rows(bad, frame)}"
+        )
+    return values
+
+
+def check_time_zones(end: pd.Series, submit: pd.Series, problems: list[str]) -> bool:
+    """When an outcome is known and ``submit_time`` are both time-zone aware, or both naive.
+
+    Returns whether they are: times of both kinds cannot be compared.
+    """
+    if (getattr(end.dtype, "tz", None) is None) != (getattr(submit.dtype, "tz", None) is None):
+        problems.append("end_time and submit_time differ in time-zone awareness")
+        return False
+    return True
+
+
+def check_ends_after_submission(early: np.ndarray, frame, problems: list[str]) -> None:
+    """A run never ends before it is submitted (``early``: the rows where it does)."""
+    if early.any():
+        problems.append(f"end_time is before submit_time in {describe_rows(early, frame)}")
+
+
+def _numeric(dtype) -> bool:
+    return pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype)
+
+
+def check_rows(
+    frame: pd.DataFrame,
+    columns: Iterable[str],
+    *,
+    hardware_codes: dict[str, int],
+    problems: list[str],
+    rows: np.ndarray | None = None,
+    text_columns: Iterable[str] = (),
+) -> tuple[dict[str, pd.Series], dict[str, np.ndarray]]:
+    """Check the attempt-log ``columns`` a reader needs from ``frame``, and parse them.
+
+    The rules are those of :func:`~leapml.schema.validate_attempts` for these
+    columns; numbers may be floats (``8.0`` trainers) as long as their values
+    pass. Problems are appended to ``problems``.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        Rows with (some of) the columns of an attempt log.
+    columns : iterable of str
+        The columns read; a missing one is a problem.
+    hardware_codes : dict
+        The catalog's hardware types (:func:`hardware_codes`).
+    problems : list of str
+        Where the problems found are appended.
+    rows : ndarray of bool, optional
+        Restricts the value checks to these rows (the ``ok`` rows of a
+        history log, the only ones read); the throughput is then checked on
+        them. None: every row, and the throughput is not read.
+    text_columns : iterable of str
+        Id and category columns returned as text (:func:`as_text`).
+
+    Returns
+    -------
+    read : dict of Series
+        The columns read, the text columns as text.
+    parsed : dict of ndarray
+        What was parsed on the way: ``hardware_type`` codes,
+        ``precision`` codes (and ``precision_dtype``, their categories),
+        counts and ``throughput`` as floats.
+    """
+    required = list(columns)
+    missing = [c for c in required if c not in frame.columns]
+    if missing:
+        problems.append(f"missing column(s): {missing}")
+    read = {c: frame[c] for c in required if c in frame.columns}
+    for name in text_columns:
+        if name in read:
+            read[name] = as_text(read[name])
+    parsed: dict[str, np.ndarray] = {}
+    nulls: dict[str, np.ndarray] = {}
+    for name, series in read.items():
+        if name not in _NULLABLE:
+            nulls[name] = null_mask(series)
+            check_nulls(name, nulls[name], frame, problems, rows)
+    if "submit_time" in read and not pd.api.types.is_datetime64_any_dtype(read["submit_time"].dtype):
+        problems.append(
+            f"column 'submit_time' has dtype {read['submit_time'].dtype}, expected a timestamp "
+            "(convert it with pandas.to_datetime or leapml.schema.coerce_attempts)"
+        )
+    for name in COUNT_COLUMNS:
+        if name not in read:
+            continue
+        if not _numeric(read[name].dtype):
+            problems.append(f"column {name!r} has dtype {read[name].dtype}, expected numbers")
+            continue
+        parsed[name] = check_positive(name, read[name], frame, problems, rows)
+    if "precision" in read:
+        if _numeric(read["precision"].dtype):
+            problems.append(f"column 'precision' has dtype {read['precision'].dtype}, expected category")
+        else:
+            parsed["precision"], parsed["precision_dtype"] = check_precision(
+                read["precision"], frame, problems, null=nulls["precision"], rows=rows
+            )
+    if "hardware_type" in read:
+        parsed["hardware_type"] = check_hardware_types(
+            read["hardware_type"], hardware_codes, frame, problems, null=nulls["hardware_type"], rows=rows
+        )
+    if "throughput" in read and rows is not None:
+        if not pd.api.types.is_numeric_dtype(read["throughput"].dtype):
+            problems.append(f"column 'throughput' has dtype {read['throughput'].dtype}, expected numbers")
+        else:
+            parsed["throughput"] = check_ok_throughput(read["throughput"], rows, frame, problems)
+    return read, parsed
