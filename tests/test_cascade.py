@@ -182,8 +182,8 @@ def test_router_max_rows_samples_the_multiclass_router_only():
     rng = np.random.default_rng(3)
     X = rng.uniform(size=(3000, 3))
     y = np.exp(4 * X[:, 0] + 2 * np.sin(6 * X[:, 1]) + rng.normal(0, 0.3, 3000))
-    base = dict(n_bins=8, min_bin_rows=1, n_estimators=10, max_iter=2, tol=0.0,
-                random_state=0)
+    base = {"n_bins": 8, "min_bin_rows": 1, "n_estimators": 10, "max_iter": 2, "tol": 0.0,
+            "random_state": 0}
     full = LeapRegressor(**base, router="multiclass", router_max_rows=None).fit(X, y)
     sampled = LeapRegressor(**base, router="multiclass", router_max_rows=500).fit(X, y)
     assert full.classifier_.model_to_string() != sampled.classifier_.model_to_string()
