@@ -94,6 +94,8 @@ def make_log(
     throughput = np.where(status == "ok", np.exp(rng.normal(3.0, 2.0, n_attempts)), NAN)
     minutes = rng.integers(0, n_times, n_attempts) * 37
     seq_len = np.where(family == "llm", 2048, -1)
+    # owners change a job's configuration now and then: one attempt in five doubles its batch
+    batch = job_batch[job] * np.where(rng.uniform(size=n_attempts) < 0.2, 2, 1)
     log = pd.DataFrame(
         {
             "attempt_id": np.arange(n_attempts, dtype=np.int64) + 1000,
@@ -102,7 +104,7 @@ def make_log(
             "model_type": pd.Categorical(model, categories=model_types),
             "model_family": pd.Categorical(family, categories=list(_FAMILIES)),
             "trainer_count": job_trainers[job].astype(np.int64),
-            "batch_size": job_batch[job].astype(np.int64),
+            "batch_size": batch.astype(np.int64),
             "precision": pd.Categorical(job_precision[job], categories=_PRECISIONS),
             "seq_len": pd.array(np.where(seq_len > 0, seq_len, 0), dtype="Int64"),
             "parallelism": pd.Categorical([_FAMILIES[f] for f in family]),
@@ -139,6 +141,13 @@ HISTORY_COLUMNS = [
 ]
 
 
+def configuration(row) -> tuple:
+    """A row's launch configuration, by value (a missing sequence length is one value)."""
+    seq_len = None if pd.isna(row.seq_len) else float(row.seq_len)
+    return (float(row.trainer_count), float(row.batch_size), seq_len, str(row.precision),
+            str(row.parallelism))
+
+
 def reference_history(query: pd.DataFrame, history: pd.DataFrame, catalog: pd.DataFrame):
     """The history features by a plain loop over rows, straight from their definitions.
 
@@ -158,6 +167,7 @@ def reference_history(query: pd.DataFrame, history: pd.DataFrame, catalog: pd.Da
             "batch": float(row.batch_size),
             "throughput": float(row.throughput),
             "peak": reference_peak(specs.loc[str(row.hardware_type)], str(row.precision)),
+            "config": configuration(row),
         }
         for position, row in enumerate(history.itertuples(index=False))
         if row.status == "ok"
@@ -186,12 +196,17 @@ def reference_history(query: pd.DataFrame, history: pd.DataFrame, catalog: pd.Da
             return (now - r["time"]) / DAY if r else NAN
 
         job_same = [r for r in earlier if r["job"] == row.job_id and r["hw"] == hw]
+        config_same = [r for r in job_same if r["config"] == configuration(row)]
         job_any = [r for r in earlier if r["job"] == row.job_id]
         model_same = [r for r in earlier if r["model"] == str(row.model_type) and r["hw"] == hw]
         model_any = [r for r in earlier if r["model"] == str(row.model_type)]
         family_same = [r for r in earlier if r["family"] == str(row.model_family) and r["hw"] == hw]
         last_same, last_any = latest(job_same), latest(job_any)
         f = {
+            "job_config_runs_same_hardware": len(config_same),
+            "job_config_mean_log_throughput_same_hardware": mean(
+                config_same, lambda r: math.log(r["throughput"])
+            ),
             "job_runs_same_hardware": len(job_same),
             "job_last_throughput_same_hardware": last_same["throughput"] if last_same else NAN,
             "job_mean_log_throughput_same_hardware": mean(
@@ -256,6 +271,7 @@ def reference_history(query: pd.DataFrame, history: pd.DataFrame, catalog: pd.Da
         )
         scaled = f["job_last_throughput_scaled_by_peak"]
         levels = [
+            f["job_config_mean_log_throughput_same_hardware"],
             f["job_mean_log_throughput_same_hardware"],
             f["model_type_log_throughput_estimate_same_hardware"],
             math.log(scaled) if not math.isnan(scaled) else NAN,
@@ -315,7 +331,7 @@ def test_one_row_per_attempt_same_index_and_order():
     X = build_features(log, catalog)
     assert X.index.equals(log.index)
     assert list(X.columns) == feature_names()
-    assert 30 <= X.shape[1] <= 55
+    assert 30 <= X.shape[1] <= 70
     # the same rows in another order give the same features per row
     X2 = build_features(log.iloc[::-1], catalog)
     pd.testing.assert_frame_equal(X2.loc[X.index], X)
@@ -502,8 +518,35 @@ def test_history_of_a_job_by_hand():
     assert row["log_peak_tflops_ratio_to_last_hardware"] == pytest.approx(math.log(1979 / 312))
     assert row["log_memory_bw_ratio_to_last_hardware"] == pytest.approx(math.log(3350 / 2039))
     assert row["job_last_throughput_scaled_by_peak"] == pytest.approx(100.0 * 1979 / 312)
-    assert X["history_estimate_source"].tolist() == [0, 1, 1, 3, 1]
+    # one configuration throughout: its runs are the job's runs on the hardware type
+    assert X["job_config_runs_same_hardware"].tolist() == X["job_runs_same_hardware"].tolist()
+    np.testing.assert_allclose(X["job_config_mean_log_throughput_same_hardware"],
+                               X["job_mean_log_throughput_same_hardware"])
+    # sources: 1 the configuration's runs here, 4 the job's run elsewhere scaled by peak
+    assert X["history_estimate_source"].tolist() == [0, 1, 1, 4, 1]
     assert row["history_log_throughput_estimate"] == pytest.approx(math.log(100.0 * 1979 / 312))
+
+
+def test_configuration_history_starts_again_when_the_configuration_changes():
+    log = _runs([(0, "A100", "ok", 100.0), (24, "A100", "ok", 120.0), (48, "A100", "ok", 400.0),
+                 (72, "A100", "ok", 420.0), (96, "A100", "ok", 130.0)])
+    # the owner doubles the batch for the runs at 48h and 72h, then goes back
+    log.loc[[2, 3], "batch_size"] = 8
+    X = build_features(log, make_catalog(), outcome_known="submit_time")
+    assert X["job_runs_same_hardware"].tolist() == [0, 1, 2, 3, 4]
+    assert X["job_config_runs_same_hardware"].tolist() == [0, 1, 0, 1, 2]
+    np.testing.assert_allclose(
+        X["job_config_mean_log_throughput_same_hardware"],
+        [NAN, math.log(100), NAN, math.log(400), (math.log(100) + math.log(120)) / 2],
+    )
+    # where the configuration is new here, the job's own runs on the type come next (source 2)
+    assert X["history_estimate_source"].tolist() == [0, 1, 2, 1, 1]
+    # the parallelism and the precision are part of the configuration too
+    for column, value in (("parallelism", "tensor"), ("precision", "bf16"), ("seq_len", 2048)):
+        changed = log.copy()
+        changed.loc[4, column] = value
+        runs = build_features(changed, make_catalog(), outcome_known="submit_time")
+        assert runs["job_config_runs_same_hardware"].iloc[4] == 0, column
 
 
 def test_model_type_history_transfers_to_a_new_job():
@@ -523,7 +566,7 @@ def test_model_type_history_transfers_to_a_new_job():
         math.log(312.0 / 64)
     )
     assert row["model_type_log_throughput_estimate_same_hardware"] == pytest.approx(math.log(312))
-    assert row["history_estimate_source"] == 2
+    assert row["history_estimate_source"] == 3
 
 
 @settings(max_examples=30, deadline=None, derandomize=True)

@@ -13,7 +13,7 @@ from leapml.fleet import (
     model_catalog,
     simulate,
 )
-from leapml.schema import LAUNCH_COLUMNS, validate_attempts, validate_hardware
+from leapml.schema import MODEL_SIZE_COLUMNS, LAUNCH_COLUMNS, validate_attempts, validate_hardware
 
 
 @pytest.fixture(scope="module")
@@ -102,7 +102,7 @@ def test_jobs_hidden_columns_are_marked(fleet):
     jobs = fleet.jobs
     assert jobs["job_id"].is_unique
     assert set(LAUNCH_COLUMNS) <= set(jobs.columns)
-    visible = {"job_id", *LAUNCH_COLUMNS}
+    visible = {"job_id", *LAUNCH_COLUMNS, *MODEL_SIZE_COLUMNS}
     assert all(c in visible or c.startswith("_") for c in jobs.columns)
     assert "_variant" in jobs.columns and jobs["_variant"].std() > 0.1
     assert set(fleet.attempts["job_id"]) <= set(jobs["job_id"])

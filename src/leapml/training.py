@@ -37,11 +37,14 @@ MEMORY_FLOOR_LOAD = {"batch_size": 1, "seq_len": 1, "trainer_count": -1}
 FEASIBILITY_FEATURES = [
     *(name for group in ("launch", "hardware", "derived") for name in FEATURE_GROUPS[group]
       if name != "hardware_age_days"),
+    "param_count", "embedding_gb", "embedding_gb_per_memory_gb", "model_state_gb_per_device",
+    "model_state_gb_per_memory_gb",
     "job_runs_same_hardware",
 ]
 #: Features along which fitting only gets likelier (1) or less likely (-1), all else equal.
 MONOTONE_FEATURES = {"memory_gb": 1, "total_memory_gb": 1, "batch_size": -1, "seq_len": -1,
-                     "batch_tokens_per_memory_gb": -1}
+                     "batch_tokens_per_memory_gb": -1, "model_state_gb_per_memory_gb": -1,
+                     "embedding_gb_per_memory_gb": -1}
 
 
 def completed_between(

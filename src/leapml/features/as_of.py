@@ -10,6 +10,7 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
+from leapml.features.inputs import _mixed
 from leapml.features.rows import _Past
 
 # ----------------------------------------------------------------------------
@@ -19,15 +20,22 @@ from leapml.features.rows import _Past
 #: Key columns of the history statistics.
 _KEY_COLUMNS = {"job": "job_id", "model": "model_type", "family": "model_family"}
 
-#: The five history keys: key column, whether the hardware type is part of the
-#: key, the quantities averaged over the key's rows and the latest row's values read.
+#: The history keys: key column, whether the hardware type is part of the key, the
+#: quantities averaged over the key's rows and the latest row's values read. The
+#: levels of :data:`_CONFIG_LEVELS` key on the launch configuration as well.
 _LEVELS = {
+    "config_same": ("job", True, ("log",), ()),
     "job_same": ("job", True, ("log",), ("throughput", "ns")),
     "job_any": ("job", False, ("log",), ("throughput", "ns", "trainers", "peak", "hardware")),
     "model_same": ("model", True, ("per_peak", "steps", "batch_known"), ()),
     "model_any": ("model", False, ("per_peak",), ()),
     "family_same": ("family", True, ("per_peak",), ()),
 }
+
+
+#: Levels whose key also holds the row's launch configuration: the job's runs in
+#: this very configuration (trainers, batch, sequence length, precision, parallelism).
+_CONFIG_LEVELS = frozenset({"config_same"})
 
 
 class _KeyStats(NamedTuple):
@@ -126,15 +134,22 @@ def _take(array: np.ndarray, index: np.ndarray) -> np.ndarray:
     return np.where(index >= 0, array[np.maximum(index, 0)].astype(float), np.nan)
 
 
-def _level_keys(codes: dict[str, np.ndarray], hardware: np.ndarray, n_types: int):
+def _level_keys(codes: dict[str, np.ndarray], hardware: np.ndarray, config: np.ndarray,
+                n_types: int):
     """The composite key of each level: the key's code, times the hardware types where it counts.
 
-    A negative code (a value absent from the history) stays negative.
+    The levels of :data:`_CONFIG_LEVELS` fold in ``config``
+    (:func:`~leapml.features.inputs._config_codes`) by a hash. A negative code
+    (a value absent from the history) stays negative.
     """
     keys = {}
     for level, (key, same_hardware, _, _) in _LEVELS.items():
         code = codes[key]
-        keys[level] = np.where(code >= 0, code * n_types + hardware, -1) if same_hardware else code
+        composite = np.where(code >= 0, code * n_types + hardware, -1) if same_hardware else code
+        if level in _CONFIG_LEVELS:
+            folded = _mixed(composite.astype(np.uint64), config.astype(np.uint64))
+            composite = np.where(composite >= 0, (folded >> np.uint64(1)).astype(np.int64), -1)
+        keys[level] = composite
     return keys
 
 

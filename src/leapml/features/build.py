@@ -140,9 +140,9 @@ def build_features(
         )
     n_types = len(catalog.types)
     stats = _joined(
-        _level_keys(query_codes, rows.hardware, n_types),
+        _level_keys(query_codes, rows.hardware, rows.config, n_types),
         rows.ns,
-        _level_keys(past_codes, past.hardware, n_types),
+        _level_keys(past_codes, past.hardware, past.config, n_types),
         past,
     )
     return _assemble(rows, catalog, stats)

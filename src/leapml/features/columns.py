@@ -52,7 +52,7 @@ class FeatureColumns(Mapping):
     >>> columns.n_rows, list(columns)[:2]
     (4, ['model_type', 'model_family'])
     >>> columns.to_frame().shape
-    (4, 50)
+    (4, 62)
     """
 
     def __init__(self, columns: list, index: pd.Index):
@@ -86,6 +86,54 @@ class FeatureColumns(Mapping):
 def _assemble(rows: _Rows, catalog: _Catalog, stats: dict[str, _KeyStats]) -> pd.DataFrame:
     """The feature matrix: launch, hardware and derived columns, then the history's."""
     return FeatureColumns(_feature_columns(rows, catalog, stats), rows.index).to_frame()
+
+
+#: Bytes per parameter of gradients and weights read, by precision code (the
+#: last entry: a precision outside PRECISIONS, read as 16-bit).
+_PARAMETER_BYTES = np.array([4.0, 4.0, 2.0, 2.0, 2.0, 2.0])
+
+
+#: Bytes of training state per parameter: fp32 weights, gradients and Adam's two moments.
+_STATE_BYTES = 16.0
+
+
+def _model_size_columns(rows: _Rows, out: dict) -> dict:
+    """What the model's size implies on this hardware: a roofline of one step, and its state.
+
+    Seconds per step the device would spend at its peak on the FLOPs, reading
+    the weights once at full memory bandwidth, and all-reducing the gradients
+    over its link (one trainer: none); their sum gives a throughput no run can
+    beat. The training state one device holds: 16 bytes a parameter, sharded
+    across the trainers under ``fsdp``, plus the embedding tables sharded
+    across all trainers (activations are not counted). Unknown (NaN) where a
+    size or the batch size is.
+    """
+    sizes = rows.sizes
+    params, flops = sizes["param_count"], sizes["flops_per_sample"]
+    trainers, batch = rows.trainers, rows.batch
+    weight_bytes = params * _PARAMETER_BYTES[np.minimum(rows.precision, _OTHER_PRECISION)]
+    sharded = np.asarray(rows.text["parallelism"].to_numpy(dtype=object) == "fsdp")
+    state_gb = (params * _STATE_BYTES / np.where(sharded, trainers, 1.0) / 1e9
+                + np.nan_to_num(sizes["embedding_gb"]) / trainers)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        compute = flops * batch / (out["peak_tflops"] * 1e12)
+        weights = weight_bytes / (out["memory_bw_gbps"] * 1e9)
+        ring = 2 * (trainers - 1) / trainers
+        gradients = np.where(trainers > 1, weight_bytes * ring / (out["communication_bw_gbps"] * 1e9),
+                             np.nan)
+        step = compute + weights + np.where(trainers > 1, gradients, 0.0)
+        return {
+            "param_count": params,
+            "flops_per_sample": flops,
+            "embedding_gb": sizes["embedding_gb"],
+            "log_compute_seconds_per_step": np.log(compute),
+            "log_weight_seconds_per_step": np.log(weights),
+            "log_gradient_seconds_per_step": np.log(gradients),
+            "log_roofline_throughput": np.log(trainers * batch / step),
+            "embedding_gb_per_memory_gb": sizes["embedding_gb"] / out["total_memory_gb"],
+            "model_state_gb_per_device": state_gb,
+            "model_state_gb_per_memory_gb": state_gb / out["memory_gb"],
+        }
 
 
 def _feature_columns(rows: _Rows, catalog: _Catalog, stats: dict[str, _KeyStats]) -> list:
@@ -132,7 +180,12 @@ def _feature_columns(rows: _Rows, catalog: _Catalog, stats: dict[str, _KeyStats]
         batch * np.where(np.isnan(seq_len), 1.0, seq_len) / (specs["memory_gb"])
     )
 
+    out.update(_model_size_columns(rows, out))
+
     # -- this job's history --------------------------------------------------
+    config = stats["config_same"]
+    out["job_config_runs_same_hardware"] = config.count
+    out["job_config_mean_log_throughput_same_hardware"] = config_log = config.means["log"]
     same = stats["job_same"]
     out["job_runs_same_hardware"] = same.count
     out["job_last_throughput_same_hardware"] = same.last["throughput"]
@@ -181,11 +234,12 @@ def _feature_columns(rows: _Rows, catalog: _Catalog, stats: dict[str, _KeyStats]
     out["model_family_mean_log_samples_per_peak_tflop_same_hardware"] = family.means["per_peak"]
 
     # -- one estimate from the most telling history available ----------------
-    # the model type on this very hardware goes before the job's run elsewhere:
-    # scaling by peak FLOP/s alone misses memory- and network-bound jobs
+    # the job's runs in this very configuration first; the model type on this
+    # very hardware goes before the job's run elsewhere: scaling by peak FLOP/s
+    # alone misses memory- and network-bound jobs
     estimate = np.full(len(rows), np.nan)
     source = np.zeros(len(rows), dtype=np.int64)
-    candidates = (job_same_log, model_same, np.log(job_scaled), model_any)
+    candidates = (config_log, job_same_log, model_same, np.log(job_scaled), model_any)
     for level, candidate in enumerate(candidates, start=1):
         use = np.isnan(estimate) & ~np.isnan(candidate)
         estimate[use] = candidate[use]

@@ -117,7 +117,7 @@ class HistoryIndex:
             uniques = np.asarray(uniques, dtype=object).tolist()
             self._values[key] = dict(zip(uniques, range(len(uniques)), strict=True))
             self._codes[key] = codes.astype(np.int64)
-        keys = _level_keys(self._codes, past.hardware, len(self._catalog.types))
+        keys = _level_keys(self._codes, past.hardware, past.config, len(self._catalog.types))
         self._state = {
             level: _level_state(keys[level], past, averaged, latest)
             for level, (_, _, averaged, latest) in _LEVELS.items()
@@ -240,7 +240,7 @@ class HistoryIndex:
         }
         late = rows.ns > self._end_ns
         if late.all():
-            keys = _level_keys(codes, rows.hardware, n_types)
+            keys = _level_keys(codes, rows.hardware, rows.config, n_types)
             stats = {level: _looked_up(self._state[level], keys[level]) for level in _LEVELS}
             return _feature_columns(rows, catalog, stats)
         # rows at or before the end: the as-of join over the completed rows kept,
@@ -253,13 +253,15 @@ class HistoryIndex:
                     for k, c in codes.items()
                 },
                 rows.hardware[early],
+                rows.config[early],
                 n_types,
             ),
             rows.ns[early],
-            _level_keys(self._codes, past.hardware, n_types),
+            _level_keys(self._codes, past.hardware, past.config, n_types),
             past,
         )
-        keys = _level_keys({k: c[late] for k, c in codes.items()}, rows.hardware[late], n_types)
+        keys = _level_keys({k: c[late] for k, c in codes.items()}, rows.hardware[late],
+                           rows.config[late], n_types)
         stats = {
             level: _interleaved(late, _looked_up(self._state[level], keys[level]), joined[level])
             for level in _LEVELS
@@ -354,8 +356,8 @@ class HistoryIndex:
         past = self._past.append(new)
         codes = {key: np.concatenate([self._codes[key], new_codes[key]]) for key in new_codes}
         n_types = len(self._catalog.types)
-        keys = _level_keys(codes, past.hardware, n_types)
-        touched_keys = _level_keys(new_codes, new.hardware, n_types)
+        keys = _level_keys(codes, past.hardware, past.config, n_types)
+        touched_keys = _level_keys(new_codes, new.hardware, new.config, n_types)
         state = {}
         for level, (_, _, averaged, latest) in _LEVELS.items():
             touched = np.unique(touched_keys[level])

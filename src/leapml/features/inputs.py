@@ -5,6 +5,8 @@ The columns themselves are checked and parsed by :func:`leapml.schema.rules.chec
 
 from __future__ import annotations
 
+import zlib
+
 import numpy as np
 import pandas as pd
 
@@ -121,3 +123,44 @@ def _whole(values: np.ndarray) -> np.ndarray:
 def _categorical(codes: np.ndarray, dtype: pd.CategoricalDtype) -> pd.Categorical:
     """A categorical of codes checked already (-1 or a category's position)."""
     return pd.Categorical.from_codes(codes, dtype=dtype, validate=False)
+
+
+# odd 64-bit multipliers of the configuration hash (splitmix64's)
+_MIX = (np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB))
+
+
+def _mixed(state: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """``state`` folded with ``values`` (both uint64) by a splitmix64 round."""
+    with np.errstate(over="ignore"):
+        z = (state ^ values) + np.uint64(0x9E3779B97F4A7C15)
+        z = (z ^ (z >> np.uint64(30))) * _MIX[0]
+        z = (z ^ (z >> np.uint64(27))) * _MIX[1]
+        return z ^ (z >> np.uint64(31))
+
+
+def _text_hashes(values) -> np.ndarray:
+    """A stable uint64 per value of a text column (a pandas array), the same in every process."""
+    codes, uniques = pd.factorize(values.to_numpy(dtype=object) if not isinstance(values, pd.Categorical)
+                                  else values, use_na_sentinel=True)
+    table = np.array([zlib.crc32(str(u).encode("utf-8")) for u in uniques] + [0], dtype=np.uint64)
+    return table[codes]  # code -1 (null) reads the last entry
+
+
+def _config_codes(trainers, batch, seq_len, precision, precision_dtype, parallelism) -> np.ndarray:
+    """A code of each row's launch configuration, from its values alone (int64, >= 0).
+
+    Two rows with the same trainer count, batch size, sequence length,
+    precision and parallelism get the same code, whichever table they come
+    from (a log, the jobs to score), so that history and query rows match
+    without factorizing them together. A 64-bit hash: two configurations
+    share a code with odds of about 2**-63 per pair.
+    """
+    state = np.zeros(len(trainers), dtype=np.uint64)
+    for numbers in (trainers, batch, seq_len):
+        floats = np.where(np.isnan(numbers), -1.0, np.asarray(numbers, dtype=np.float64))
+        state = _mixed(state, np.ascontiguousarray(floats).view(np.uint64))
+    names = np.array([zlib.crc32(str(c).encode("utf-8")) for c in precision_dtype.categories] + [0],
+                     dtype=np.uint64)
+    state = _mixed(state, names[np.asarray(precision, dtype=np.int64)])
+    state = _mixed(state, _text_hashes(parallelism))
+    return (state >> np.uint64(1)).astype(np.int64)

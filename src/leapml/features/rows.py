@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from leapml.features.inputs import _OTHER_PRECISION, _time_ns, _whole
+from leapml.features.inputs import _OTHER_PRECISION, _config_codes, _time_ns, _whole
 from leapml.features.names import (
     _JOB_COLUMNS,
     _SPEC_COLUMNS,
@@ -29,6 +29,7 @@ from leapml.schema import (
 from leapml.schema.rules import (
     absent_from_catalog,
     check_ends_after_submission,
+    check_model_sizes,
     check_rows,
     check_time_zones,
     describe_rows,
@@ -87,6 +88,8 @@ class _Rows:
             attempts, QUERY_COLUMNS, hardware_codes=catalog.codes, problems=problems,
             text_columns=_TEXT_COLUMNS,
         )
+        #: the optional model-size columns (NaN where unknown)
+        self.sizes = check_model_sizes(attempts, problems)
         if problems:
             raise RowsSchemaError("the attempts to describe", problems)
         self.index = attempts.index
@@ -103,6 +106,8 @@ class _Rows:
         self.seq_len = parsed["seq_len"]
         self.trainer_count = columns["trainer_count"].to_numpy(dtype=np.int64)
         self.batch_size = _whole(self.batch)
+        self.config = _config_codes(self.trainers, self.batch, self.seq_len, self.precision,
+                                    self.precision_dtype, self.text["parallelism"])
         self.unit = attempts[_UNIT_COLUMN].array if _UNIT_COLUMN in attempts.columns else None
 
     @classmethod
@@ -119,6 +124,7 @@ class _Rows:
             jobs, _JOB_COLUMNS, hardware_codes=catalog.codes, problems=problems,
             text_columns=_TEXT_COLUMNS,
         )
+        sizes = check_model_sizes(jobs, problems)
         hardware = [catalog.codes.get(name, -1) for name in names]
         unknown = [name for name, code in zip(names, hardware, strict=True) if code < 0]
         if unknown:
@@ -138,6 +144,10 @@ class _Rows:
                              ("batch", parsed["batch_size"]), ("seq_len", parsed["seq_len"])):
             setattr(rows, name, source[repeat])
         rows.precision_dtype = parsed["precision_dtype"]
+        rows.sizes = {name: values[repeat] for name, values in sizes.items()}
+        rows.config = _config_codes(parsed["trainer_count"], parsed["batch_size"], parsed["seq_len"],
+                                    parsed["precision"], parsed["precision_dtype"],
+                                    columns["parallelism"].array)[repeat]
         rows.trainer_count = columns["trainer_count"].to_numpy(dtype=np.int64)[repeat]
         rows.batch_size = _whole(parsed["batch_size"])[repeat]
         rows.unit = jobs[_UNIT_COLUMN].array.take(repeat) if _UNIT_COLUMN in jobs.columns else None
@@ -152,9 +162,11 @@ class _Past:
 
     #: the arrays, one value per row (``ns``: when the outcome became known; ``log``: log
     #: throughput; ``per_peak``: log samples per peak TFLOP; ``steps``: log steps per second,
-    #: 0 where the batch size is unknown; ``batch_known``: 1 where it is known, else 0)
+    #: 0 where the batch size is unknown; ``batch_known``: 1 where it is known, else 0;
+    #: ``config``: the code of the launch configuration, :func:`_config_codes`)
     FIELDS = (
-        "ns", "hardware", "trainers", "throughput", "peak", "log", "per_peak", "steps", "batch_known"
+        "ns", "hardware", "trainers", "throughput", "peak", "log", "per_peak", "steps", "batch_known",
+        "config",
     )
 
     def __init__(self, aware: bool, **arrays: np.ndarray):
@@ -178,6 +190,9 @@ class _Past:
         log = np.log(throughput)
         steps = log - np.log(trainers * pick(parsed["batch_size"]))
         batch_known = ~np.isnan(steps)
+        config = _config_codes(trainers, pick(parsed["batch_size"]), pick(parsed["seq_len"]),
+                               pick(parsed["precision"]), parsed["precision_dtype"],
+                               pick(columns["parallelism"].array))
         return cls(
             aware,
             ns=pick(known_ns),
@@ -190,6 +205,7 @@ class _Past:
             # the mean over rows with a batch size is mean(steps) / mean(batch_known)
             steps=np.where(batch_known, steps, 0.0),
             batch_known=batch_known.astype(float),
+            config=config,
         )
 
     def take(self, rows: np.ndarray) -> _Past:

@@ -20,6 +20,7 @@ from ..schema import ATTEMPT_COLUMNS, PRECISIONS, STATUSES
 from .fleet import Fleet
 from .hardware import hardware_catalog
 from .models import _PARALLELISM_CODES, FAMILIES, model_catalog
+from .physics import _seq_scale
 from .scheduler import (
     _MAX_TRAINERS,
     _pick,
@@ -185,6 +186,7 @@ def simulate(
     config_change_rate: float = 0.08,
     selection_strength: float = 1.0,
     belief_sigma: float = 0.25,
+    model_sizes: bool = True,
 ) -> Fleet:
     """Simulate a training fleet: jobs, their attempts and the throughput each measured.
 
@@ -254,6 +256,12 @@ def simulate(
         runs the job best per cost (0: placement ignores it).
     belief_sigma : float, default=0.25
         Log-sd of the scheduler's error about a job's throughput on a candidate.
+    model_sizes : bool, default=True
+        Write the model-size columns a model registry knows at submission
+        (``param_count``, ``flops_per_sample`` at the job's sequence length,
+        ``embedding_gb``: the model type's nominal figures, without the
+        job's hidden factor) into the jobs and the attempts. ``False`` leaves
+        them out, as in a log that does not record them; nothing else changes.
 
     Returns
     -------
@@ -344,6 +352,8 @@ def simulate(
                               "memory_factor": memory_factor})
     attempts = _attempt_table(jobs, hardware, att_job, att_time, att_hw, status, config, throughput,
                               hours, expected)
+    if model_sizes:
+        jobs, attempts = _with_model_sizes(models, model, seq, jobs, attempts, att_job)
     assert [c.name for c in ATTEMPT_COLUMNS] == list(attempts.columns[: len(ATTEMPT_COLUMNS)])
     return Fleet(attempts=attempts, hardware=hardware, models=models, jobs=jobs,
                  interactions=interactions, releases=releases, params=params)
@@ -493,6 +503,28 @@ def _job_table(models, hardware, seeds, keep_jobs, candidates, job_hours, *, lau
         "_alternative_2": pd.Categorical.from_codes(hw_codes_in_cats[candidates[:, 2]], categories=hw_cats),
     })
     return jobs
+
+
+def _with_model_sizes(models, model, seq, jobs, attempts, att_job):
+    """The jobs and attempts with the model-size columns, after the launch ones.
+
+    The model type's nominal figures (what its definition gives, without the
+    job's hidden factor): dense parameters, training FLOPs per sample at the
+    job's sequence length, embedding tables in GB.
+    """
+    def column(name):
+        return models[name].to_numpy(float)[model]
+
+    flops = column("_gflops") * 1e9 * _seq_scale(seq, column("_seq_ref"), column("_attention"))
+    sizes = {"param_count": column("_params_m") * 1e6, "flops_per_sample": flops,
+             "embedding_gb": column("_embedding_gb")}
+    at = jobs.columns.get_loc("parallelism") + 1
+    for offset, (name, values) in enumerate(sizes.items()):
+        jobs.insert(at + offset, name, values)
+    at = attempts.columns.get_loc("end_time") + 1
+    for offset, (name, values) in enumerate(sizes.items()):
+        attempts.insert(at + offset, name, values[att_job])
+    return jobs, attempts
 
 
 def _attempt_table(jobs, hardware, att_job, att_time, att_hw, status, config, throughput, hours, expected):

@@ -17,7 +17,7 @@ Any other value (``int8``, ``fp4``, ``unknown``) is kept, normalised, as a
 category of its own: validation never refuses it, and the features read it
 as described in ``docs/features.md``.
 
-The row rules (a precision is never blank, counts are finite and > 0, an
+The row rules (a precision is never blank, counts and model sizes are finite and > 0, an
 ``ok`` row's throughput is finite and > 0, every hardware type is in the
 catalog, required columns are never null) are written once, in
 ``leapml.schema.rules``: the validators apply them to whole logs, and the
@@ -32,6 +32,7 @@ from leapml.schema.columns import (
     DEFAULT_THROUGHPUT_UNIT,
     HARDWARE_COLUMNS,
     LAUNCH_COLUMNS,
+    MODEL_SIZE_COLUMNS,
     OPTIONAL_ATTEMPT_COLUMNS,
     PRECISION_ALIASES,
     PRECISIONS,
@@ -51,6 +52,7 @@ __all__ = [
     "HARDWARE_COLUMNS",
     "LAUNCH_COLUMNS",
     "DEFAULT_THROUGHPUT_UNIT",
+    "MODEL_SIZE_COLUMNS",
     "OPTIONAL_ATTEMPT_COLUMNS",
     "PRECISIONS",
     "PRECISION_ALIASES",

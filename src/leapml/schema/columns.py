@@ -125,7 +125,22 @@ OPTIONAL_ATTEMPT_COLUMNS = (
     Column(
         "pipeline_parallel_degree", "int", nullable=True, optional=True, description="pipeline stages"
     ),
+    Column(
+        "param_count", "float", nullable=True, optional=True,
+        description="the model's parameters, as its definition gives them (dense; > 0)",
+    ),
+    Column(
+        "flops_per_sample", "float", nullable=True, optional=True,
+        description="training FLOPs per sample (forward and backward) at the job's sequence length (> 0)",
+    ),
+    Column(
+        "embedding_gb", "float", nullable=True, optional=True,
+        description="size of the model's embedding tables, GB (>= 0; 0: none)",
+    ),
 )
+
+#: Model-size columns a model registry knows at submission (optional, read as unknown when absent).
+MODEL_SIZE_COLUMNS = ("param_count", "flops_per_sample", "embedding_gb")
 
 #: The throughput unit of rows that state none.
 DEFAULT_THROUGHPUT_UNIT = "samples/s"

@@ -19,6 +19,7 @@ import pandas as pd
 
 from leapml.schema.columns import (
     ATTEMPT_COLUMNS,
+    MODEL_SIZE_COLUMNS,
     OPTIONAL_ATTEMPT_COLUMNS,
     PRECISIONS,
     normalize_precision,
@@ -168,6 +169,37 @@ def check_positive(name: str, series: pd.Series, frame, problems: list[str], row
     if bad.any():
         problems.append(f"{name} must be finite and > 0; it is not in {describe_rows(bad, frame)}")
     return values
+
+
+def check_model_sizes(frame: pd.DataFrame, problems: list[str], rows=None, *,
+                      check_dtypes: bool = True) -> dict[str, np.ndarray]:
+    """The optional model-size columns, as floats (NaN where absent or null).
+
+    ``param_count`` and ``flops_per_sample`` are finite and > 0 where given,
+    ``embedding_gb`` finite and >= 0 (a model without embedding tables has 0).
+    A column of another dtype than numbers is a problem (unless
+    ``check_dtypes=False``: the validator names dtypes for every column at once).
+    """
+    sizes = {}
+    for name in MODEL_SIZE_COLUMNS:
+        if name not in frame.columns:
+            sizes[name] = np.full(len(frame), np.nan)
+            continue
+        series = frame[name]
+        if not _numeric(series.dtype):
+            if check_dtypes:
+                problems.append(f"column {name!r} has dtype {series.dtype}, expected numbers")
+            sizes[name] = np.full(len(frame), np.nan)
+            continue
+        if name == "embedding_gb":
+            values = floats(series)
+            bad = _within(~np.isnan(values) & ~(np.isfinite(values) & (values >= 0)), rows)
+            if bad.any():
+                problems.append(f"{name} must be finite and >= 0; it is not in {describe_rows(bad, frame)}")
+        else:
+            values = check_positive(name, series, frame, problems, rows)
+        sizes[name] = values
+    return sizes
 
 
 def check_precision(

@@ -18,6 +18,7 @@ from leapml.schema.rules import (
     COUNT_COLUMNS,
     check_ends_after_submission,
     check_hardware_types,
+    check_model_sizes,
     check_nulls,
     check_ok_throughput,
     check_positive,
@@ -122,6 +123,7 @@ def validate_attempts(attempts: pd.DataFrame, hardware: pd.DataFrame | None = No
     for name in COUNT_COLUMNS:
         if name in cols and pd.api.types.is_numeric_dtype(attempts[name].dtype):
             check_positive(name, attempts[name], attempts, problems)
+    check_model_sizes(attempts, problems, check_dtypes=False)
     if {"status", "throughput"} <= set(cols) and pd.api.types.is_numeric_dtype(attempts["throughput"]):
         ok = ok_rows(attempts["status"])
         thr = check_ok_throughput(attempts["throughput"], ok, attempts, problems)
