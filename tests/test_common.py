@@ -27,6 +27,7 @@ def _small_model(**params):
     # a regressor of the bin index that stops after 8 rounds of shrinkage 0.1
     # is still pulled halfway to the middle bin; 30 rounds are not
     trees = 30 if ordinal else 8
+    params.setdefault("base", LGBMRegressor(n_estimators=8, min_child_samples=3, verbose=-1))
     return LeapRegressor(
         n_bins=4,
         max_iter=3,
@@ -52,13 +53,15 @@ EXPECTED_FAILED_CHECKS = {
 
 @parametrize_with_checks(
     [_small_model(), _small_model(combine="soft"), _small_model(router="ordinal"),
-     _small_model(router="ordinal", combine="soft")],
-    # The hard multiclass model passes this check on the common checks' data
-    # (its rows land in bins where the difference does not show); soft
-    # blending and the ordinal router's real-valued score pass the small
-    # difference on to the prediction.
+     _small_model(router="ordinal", combine="soft"), _small_model(base=None)],
+    # The hard multiclass model without a shared expert passes this check on
+    # the common checks' data (its rows land in bins where the difference does
+    # not show); soft blending, the ordinal router's real-valued score and the
+    # shared expert (a LightGBM model on every row) pass the small difference
+    # on to the prediction.
     expected_failed_checks=lambda est: (
-        EXPECTED_FAILED_CHECKS if est.combine == "soft" or est.router == "ordinal" else {}
+        EXPECTED_FAILED_CHECKS if est.combine == "soft" or est.router == "ordinal"
+        or est.base is not None else {}
     ),
 )
 def test_sklearn_compatible(estimator, check):

@@ -73,9 +73,11 @@ def test_anchored_experts_learn_a_correction_to_the_anchor(anchored_data, tmp_pa
     params = {"n_bins": 3, "n_estimators": 30, "random_state": 0, "min_bin_rows": 50}
     anchored = LeapRegressor(anchor="estimate", **params).fit(X, y)
     assert anchored.anchor_fill_ == pytest.approx(np.median(np.log(y)))
-    # each expert's output is added to the anchor (the fill where it is missing)
+    # each expert's output is added to the anchor (the fill where it is missing) and to
+    # the shared expert, which learned the correction to the anchor first
     Xe = X.to_numpy(dtype=float)
     offset = np.where(np.isnan(Xe[:, 1]), anchored.anchor_fill_, Xe[:, 1])
+    offset = offset + anchored.base_.predict(Xe)
     proba = anchored.predict_bin_proba(X)
     logs = np.column_stack([e.predict(Xe) for e in anchored.regressors_])
     np.testing.assert_allclose(anchored.predict(X), np.exp((proba * logs).sum(axis=1) + offset))

@@ -67,12 +67,14 @@ def test_hard_uses_the_chosen_expert_and_soft_blends_in_log_space(synthetic):
     X, y = synthetic
     model = small().fit(X, y)
     Xe = model._validate_X(X, reset=False)
+    # the experts correct the shared expert's estimate
+    base = model.base_.predict(Xe)
     logs = np.column_stack([e.predict(Xe) for e in model.regressors_])
     chosen = model.predict_bin(X)
-    np.testing.assert_allclose(model.predict(X), np.exp(logs[np.arange(len(y)), chosen]))
+    np.testing.assert_allclose(model.predict(X), np.exp(base + logs[np.arange(len(y)), chosen]))
     proba = model.predict_bin_proba(X)
     soft = model.set_params(combine="soft").predict(X)
-    np.testing.assert_allclose(soft, np.exp((proba * logs).sum(axis=1)), rtol=1e-12)
+    np.testing.assert_allclose(soft, np.exp(base + (proba * logs).sum(axis=1)), rtol=1e-12)
 
 
 def test_same_seed_same_predictions_also_with_threads(synthetic):
@@ -283,7 +285,8 @@ def test_ordinal_router_sends_each_row_to_the_nearest_bins_expert(synthetic):
     inside = (scores >= 0) & (scores <= model.n_bins_ - 1)
     assert np.all(np.abs(scores[inside] - chosen[inside]) <= 0.5)
     logs = np.column_stack([e.predict(Xe) for e in model.regressors_])
-    np.testing.assert_allclose(model.predict(X), np.exp(logs[np.arange(len(y)), chosen]))
+    base = model.base_.predict(Xe)
+    np.testing.assert_allclose(model.predict(X), np.exp(base + logs[np.arange(len(y)), chosen]))
 
 
 def test_ordinal_probabilities_split_between_two_neighbouring_bins(synthetic):
@@ -303,7 +306,8 @@ def test_ordinal_probabilities_split_between_two_neighbouring_bins(synthetic):
     Xe = model._validate_X(X, reset=False)
     logs = np.column_stack([e.predict(Xe) for e in model.regressors_])
     soft = model.set_params(combine="soft").predict(X)
-    np.testing.assert_allclose(soft, np.exp((proba * logs).sum(axis=1)), rtol=1e-12)
+    np.testing.assert_allclose(soft, np.exp(model.base_.predict(Xe) + (proba * logs).sum(axis=1)),
+                               rtol=1e-12)
     assert lo.min() >= 0
 
 

@@ -18,9 +18,11 @@ from joblib import effective_n_jobs
 
 __all__ = [
     "ColumnEncoder",
+    "canonical_order",
     "effective_threads",
     "is_categorical",
     "learn_categories",
+    "unit_free_weights",
 ]
 
 #: What ``pandas.api.types.infer_dtype`` calls an object column of numbers only.
@@ -249,3 +251,34 @@ def _n_columns(X) -> int:
         return len(X[0])
     except (TypeError, IndexError, KeyError):
         return -1
+
+
+def unit_free_weights(sample_weight):
+    """Weights divided by their mean, so that their unit (hours, minutes, ...) cannot matter.
+
+    LightGBM compares sums of weights with absolute thresholds
+    (``min_child_weight``, the hessian floor), so weights in minutes fit
+    another model than the same weights in hours. The mean-one weights are
+    rounded to 32 significant bits: the division leaves the last bits of
+    ``w`` and ``60 * w`` apart, and the rounding makes them equal.
+    """
+    # scikit-learn's check refuses weights that are all zero
+    total = float(np.sum(sample_weight))
+    mantissa, exponent = np.frexp(sample_weight * (len(sample_weight) / total))
+    return np.ldexp(np.round(mantissa * 2.0**32) / 2.0**32, exponent)
+
+
+def canonical_order(X, y, sample_weight):
+    """A row order that depends only on the rows' contents, not on their positions."""
+    # hash each row's bit pattern; adding 0.0 maps -0.0 onto 0.0 and the
+    # constants are odd 64-bit multipliers, so equal rows (and only those,
+    # barring 2^-64 collisions) share a hash
+    bits = np.ascontiguousarray(X + 0.0).view(np.uint64)
+    row_hash = np.zeros(len(X), dtype=np.uint64)
+    multiplier = np.uint64(0x9E3779B97F4A7C15)
+    with np.errstate(over="ignore"):
+        for j in range(bits.shape[1]):
+            mixed = (bits[:, j] ^ (bits[:, j] >> np.uint64(31))) * np.uint64(2 * j + 1)
+            row_hash = (row_hash ^ mixed) * multiplier
+    keys = [y, row_hash] if sample_weight is None else [sample_weight, y, row_hash]
+    return np.lexsort(keys)

@@ -16,11 +16,15 @@ class ExplainMixin:
         """Each feature's contribution to each row's log prediction, through the routed experts.
 
         LightGBM's per-prediction contributions (SHAP values of the trees,
-        ``pred_contrib=True``) of the expert each row is routed to
-        (``combine="hard"``), or of every expert weighted by the router's
-        probability of its bin (``combine="soft"``). The contributions of a
-        row, ``"(baseline)"`` included, add up to ``log`` of its
-        :meth:`predict`. Needs LightGBM experts (the default).
+        ``pred_contrib=True``) of the shared expert (``base``) plus those of
+        the bin expert each row is routed to (``combine="hard"``), or of every
+        bin expert weighted by the router's probability of its bin
+        (``combine="soft"``). An ``anchor`` counts on its own column. Where
+        the prediction leans on the job's own runs (``history_prior``), the
+        model's contributions are scaled by the model's share and the runs'
+        share goes to their mean's column. The contributions of a row,
+        ``"(baseline)"`` included, add up to ``log`` of its :meth:`predict`.
+        Needs LightGBM experts (the default).
 
         Parameters
         ----------
@@ -84,7 +88,16 @@ class ExplainMixin:
             contributions[rows] += weights[rows, k][:, None] * part
         anchor = self._anchor_column()
         if anchor is not None:
-            contributions[:, anchor] += self._offset(encoded)  # the experts correct the anchor
+            contributions[:, anchor] += self._anchor_values(encoded)  # the experts correct the anchor
+        base = getattr(self, "base_", None)
+        if base is not None:
+            if not isinstance(base, lgb.Booster):
+                raise TypeError(f"explain needs a LightGBM base; it is a {type(base).__name__}")
+            contributions += base.predict(encoded, pred_contrib=True, num_threads=threads)
+        weight, mean = self._history_weight(encoded)
+        if weight is not None:
+            contributions *= (1.0 - weight)[:, None]
+            contributions[:, self.history_columns_in_[0]] += weight * mean
         names = getattr(self, "feature_names_in_", None)
         names = [str(c) for c in names] if names is not None else [f"x{j}" for j in range(width)]
         return pd.DataFrame({

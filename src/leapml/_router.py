@@ -29,6 +29,7 @@ __all__ = [
     "default_ordinal_router",
     "fit_router",
     "nearest_bin",
+    "ordinal_router",
     "predict_router",
     "router_scores",
 ]
@@ -269,3 +270,14 @@ def _ordinal_proba(scores, n_bins):
     # at the last bin low == high and the two weights add up to one there
     proba[rows, high] += upper
     return proba
+
+
+def ordinal_router(regressor, n_estimators):
+    """The ordinal router: the expert's own kind of model, fitted to the bin index by least squares."""
+    if regressor is None:
+        return default_ordinal_router().set_params(n_estimators=n_estimators)
+    router = clone(regressor)
+    if isinstance(router, lgb.LGBMRegressor):
+        # a median of bin indices would round away the between-bin position
+        router.set_params(objective="l2")
+    return router

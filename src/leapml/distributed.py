@@ -53,20 +53,24 @@ from leapml._cascade import (
     ConstantModel,
     _reassignment_errors,
     _weighted_median,
+    default_base_regressor,
     default_regressor,
     lightgbm_params,
+    predict_expert,
 )
 from leapml._encoding import is_categorical, learn_categories
-from leapml._router import default_classifier
+from leapml._router import default_classifier, ordinal_router
 from leapml.evaluation import backtest as _backtest
 from leapml.evaluation import held_out as _held_out
-from leapml.regressor import LeapRegressor, _ordinal_router
+from leapml.regressor import LeapRegressor
 
 __all__ = ["build_features", "fit_regressor", "held_out", "nightly"]
 
 # Columns the fit keeps beside the encoded features (which are named Column_0, ...,
 # as LightGBM names the columns of a numpy matrix).
 _LOG_Y, _BIN, _MOVED, _LOSS = "log_throughput", "bin", "moved", "loss"
+# what the bin experts learn when a shared expert comes first: log throughput minus its prediction
+_RESIDUAL = "residual"
 
 
 @sizeof.register(_backtest._Context)
@@ -255,11 +259,14 @@ def fit_regressor(estimator: LeapRegressor, X: dd.DataFrame, y: dd.Series, *, cl
     2. the bin edges come from :func:`~leapml._binning.equal_frequency_edges`
        on the log throughput, gathered here (one float per row: 60 MB for
        7.5 million rows);
-    3. each hard-EM round trains the experts one after the other with
+    3. the shared expert (``base``), when there is one, is trained with
+       :class:`lightgbm.DaskLGBMRegressor` on every row, and every partition
+       keeps what it misses, which the experts learn;
+    4. each hard-EM round trains the experts one after the other with
        :class:`lightgbm.DaskLGBMRegressor` on the rows of their bin (one
        training at a time: concurrent ones can hang), then every partition
        reassigns its rows with the experts' boosters;
-    4. the router is trained with :class:`lightgbm.DaskLGBMRegressor` under
+    5. the router is trained with :class:`lightgbm.DaskLGBMRegressor` under
        LightGBM's multiclass objective with one class per bin, which is the
        local router's native model (:class:`lightgbm.DaskLGBMClassifier`
        would renumber the classes when a bin ends up empty), on a
@@ -312,7 +319,18 @@ def fit_regressor(estimator: LeapRegressor, X: dd.DataFrame, y: dd.Series, *, cl
         categorical = [j for j, c in enumerate(model.categories_) if c is not None]
         trainer = _DaskTrainer(dask_client, model.n_features_in_, categorical)
         frame = dask_client.persist(frame.map_partitions(_with_bins, edges))
-        frame, cascade = _fit_cascade(trainer, frame, log_y, n_bins, model, seed)
+        model.history_columns_in_ = model._history_columns()
+        model.base_, target = None, _LOG_Y
+        if model.base is not None:
+            base = default_base_regressor() if model.base == "lightgbm" else model.base
+            native = lightgbm_params(base, seed=seed + 499, num_threads=1)
+            native.setdefault("objective", "huber")
+            model.base_ = trainer.fit(native, frame, _LOG_Y)
+            frame = dask_client.persist(frame.map_partitions(
+                _with_residual, model.base_, model.n_features_in_,
+                meta=frame._meta.assign(**{_RESIDUAL: np.zeros(0)})))
+            target = _RESIDUAL
+        frame, cascade = _fit_cascade(trainer, frame, log_y, n_bins, model, seed, target)
         model.classifier_ = _fit_router(trainer, frame, n_bins, model, seed + 997)
     model.bin_edges_ = edges
     model.anchor_fill_ = float(np.median(log_y))
@@ -325,9 +343,9 @@ def _checked_estimator(estimator) -> LeapRegressor:
     if not isinstance(estimator, LeapRegressor):
         raise TypeError(f"fit_regressor fits a LeapRegressor, got {type(estimator).__name__}")
     estimator._validate_params()
-    for name in ("regressor", "classifier"):
+    for name in ("regressor", "classifier", "base"):
         sub_model = getattr(estimator, name)
-        if sub_model is not None and not isinstance(sub_model, lgb.LGBMModel):
+        if sub_model not in (None, "lightgbm") and not isinstance(sub_model, lgb.LGBMModel):
             raise TypeError(
                 f"fit_regressor trains LightGBM sub-models with lightgbm.dask: {name}="
                 f"{type(sub_model).__name__} is not one (leave it None or give a LightGBM model)"
@@ -428,14 +446,20 @@ class _DaskTrainer:
         return model.to_local().booster_
 
 
-def _fit_cascade(trainer: _DaskTrainer, frame, log_y, n_bins: int, model: LeapRegressor, seed: int):
-    """The hard-EM rounds of :func:`leapml._cascade.fit_cascade`, one expert fit at a time."""
+def _fit_cascade(trainer: _DaskTrainer, frame, log_y, n_bins: int, model: LeapRegressor, seed: int,
+                 target: str = _LOG_Y):
+    """The hard-EM rounds of :func:`leapml._cascade.fit_cascade`, one expert fit at a time.
+
+    The experts learn the column ``target``: the log throughput, or what the
+    shared expert misses of it.
+    """
     regressor = model.regressor
     if regressor is None:
         regressor = default_regressor().set_params(n_estimators=model.n_estimators)
     native = lightgbm_params(regressor, seed=seed, num_threads=1)
     native.setdefault("objective", "l1")
-    experts = [ConstantModel(_weighted_median(log_y, None))] * n_bins
+    first = log_y if target == _LOG_Y else frame[target].compute().to_numpy(np.float64)
+    experts = [ConstantModel(_weighted_median(first, None))] * n_bins
     moved, losses = [], []
     for _ in range(max(int(model.max_iter), 1)):
         counts = _bin_counts(frame, n_bins)
@@ -443,15 +467,16 @@ def _fit_cascade(trainer: _DaskTrainer, frame, log_y, n_bins: int, model: LeapRe
             rows = frame[frame[_BIN] == k]
             if counts[k] < MIN_ROWS_TO_FIT:
                 experts[k] = ConstantModel(
-                    _weighted_median(rows[_LOG_Y].compute().to_numpy(), None)
+                    _weighted_median(rows[target].compute().to_numpy(), None)
                 )
             else:
-                experts[k] = trainer.fit(dict(native, seed=native["seed"] + k), rows, _LOG_Y)
+                experts[k] = trainer.fit(dict(native, seed=native["seed"] + k), rows, target)
         reassigned = frame.map_partitions(
             _reassigned,
             dask.delayed(list(experts)),
             trainer.n_features,
             model.reassign_window,
+            target,
             meta=frame._meta.assign(**{_MOVED: np.zeros(0, bool), _LOSS: np.zeros(0)}),
         )
         frame = trainer.client.persist(reassigned)
@@ -463,16 +488,23 @@ def _fit_cascade(trainer: _DaskTrainer, frame, log_y, n_bins: int, model: LeapRe
     return frame, (list(experts), len(moved), np.asarray(moved), np.asarray(losses))
 
 
+def _with_residual(part: pd.DataFrame, base: lgb.Booster, n_features: int) -> pd.DataFrame:
+    """The partition with what the shared expert misses of each row's log throughput."""
+    X = np.ascontiguousarray(part.iloc[:, :n_features].to_numpy(np.float64))
+    return part.assign(**{_RESIDUAL: part[_LOG_Y].to_numpy(np.float64) - predict_expert(base, X)})
+
+
 def _bin_counts(frame, n_bins: int) -> np.ndarray:
     """Rows in each bin: a bincount per partition, added up here (no shuffle)."""
     parts = [dask.delayed(np.bincount)(part, minlength=n_bins) for part in frame[_BIN].to_delayed()]
     return np.sum(dask.compute(*parts), axis=0)
 
 
-def _reassigned(part: pd.DataFrame, experts: list, n_features: int, window) -> pd.DataFrame:
+def _reassigned(part: pd.DataFrame, experts: list, n_features: int, window,
+                target: str = _LOG_Y) -> pd.DataFrame:
     """Each row moved to the expert with the smallest absolute log error, as in the local fit."""
     X = np.ascontiguousarray(part.iloc[:, :n_features].to_numpy(np.float64))
-    log_y = part[_LOG_Y].to_numpy(np.float64)
+    log_y = part[target].to_numpy(np.float64)
     assignment = part[_BIN].to_numpy(np.intp)
     errors = _reassignment_errors(experts, X, log_y, assignment, window, 1)
     rows = np.arange(len(part))
@@ -489,7 +521,7 @@ def _fit_router(trainer: _DaskTrainer, frame, n_bins: int, model: LeapRegressor,
         return ConstantModel(float(np.flatnonzero(counts)[0]))
     if model.router == "ordinal":
         native = lightgbm_params(
-            _ordinal_router(model.regressor, model.n_estimators), seed=seed, num_threads=1
+            ordinal_router(model.regressor, model.n_estimators), seed=seed, num_threads=1
         )
         return trainer.fit(native, frame, _BIN)
     classifier = model.classifier

@@ -36,7 +36,7 @@ __all__ = ["MODEL_FORMAT", "MODEL_FORMAT_VERSION", "ModelFileError", "load", "lo
 #: What a LeapRegressor parameter meant in files written before it existed.
 _BEFORE_PARAMETER = {"router": "multiclass", "combine": "hard", "expert_overlap": 0.0,
                      "min_bin_rows": 1, "anchor": None, "reassign_window": 2,
-                     "router_max_rows": 200_000}
+                     "router_max_rows": 200_000, "base": None, "history_prior": None}
 
 
 
@@ -212,9 +212,21 @@ def save(model, path: str | os.PathLike, *, feasibility=None) -> Path:
             "expert_overlap": float(params["expert_overlap"]),
             "min_bin_rows": int(params["min_bin_rows"]),
             "anchor": None if params["anchor"] is None else str(params["anchor"]),
+            "base": params["base"] if params["base"] in (None, "lightgbm")
+            else _estimator_spec(params["base"], "base"),
+            "history_columns": None if params["history_columns"] is None
+            else [str(c) for c in params["history_columns"]],
+            "history_prior": None if params["history_prior"] is None
+            else float(params["history_prior"]),
+            "reassign_window": None if params["reassign_window"] is None
+            else int(params["reassign_window"]),
+            "router_max_rows": None if params["router_max_rows"] is None
+            else int(params["router_max_rows"]),
         },
         "fitted": {
             "anchor_fill_": float(model.anchor_fill_),
+            "history_columns_in_": None if model.history_columns_in_ is None
+            else [int(j) for j in model.history_columns_in_],
             "bin_edges_": [float(v) for v in model.bin_edges_],
             "n_bins_": int(model.n_bins_),
             "n_iter_": int(model.n_iter_),
@@ -234,6 +246,8 @@ def save(model, path: str | os.PathLike, *, feasibility=None) -> Path:
             for k, m in enumerate(model.regressors_)
         ],
         "classifier_": _submodel_entry(model.classifier_, "classifier.txt", members, "classifier_"),
+        "base_": None if model.base_ is None
+        else _submodel_entry(model.base_, "base.txt", members, "base_"),
     }
     if feasibility is not None:
         metadata["feasibility"] = _feasibility_entry(feasibility, members)
@@ -373,6 +387,10 @@ def _model_from_members(members):
     _expect(not unknown, f"unknown parameter(s) {unknown}")
     params["regressor"] = _estimator_from_spec(params.get("regressor"))
     params["classifier"] = _estimator_from_spec(params.get("classifier"))
+    if isinstance(params.get("base"), dict):
+        params["base"] = _estimator_from_spec(params["base"])
+    if isinstance(params.get("history_columns"), list):
+        params["history_columns"] = tuple(params["history_columns"])
     # a parameter missing from an older file takes the value it had before it existed
     params = {**_BEFORE_PARAMETER, **params}
     model = LeapRegressor(**params)
@@ -408,6 +426,14 @@ def _model_from_members(members):
     model.regressors_ = [_submodel_from_entry(e, members, n_features, 1) for e in entries]
     classes = 1 if model.router == "ordinal" else model.n_bins_
     model.classifier_ = _submodel_from_entry(metadata["classifier_"], members, n_features, classes)
+    base = metadata.get("base_")
+    model.base_ = None if base is None else _submodel_from_entry(base, members, n_features, 1)
+    _expect((model.base_ is None) == (model.base is None), "the base model does not match its parameter")
+    columns = fitted.get("history_columns_in_")
+    _expect(columns is None or (isinstance(columns, list) and len(columns) == 2
+                                and all(isinstance(j, int) and 0 <= j < n_features for j in columns)),
+            "history_columns_in_ is not two column positions")
+    model.history_columns_in_ = None if columns is None else tuple(columns)
     if model.router != "ordinal" and not hasattr(model.classifier_, "num_feature"):
         # a constant router names the one bin every row goes to
         _expect(0 <= model.classifier_.value < model.n_bins_, "the router names a bin out of range")

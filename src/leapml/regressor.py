@@ -8,8 +8,7 @@ from numbers import Integral, Real
 
 import numpy as np
 import pandas as pd
-from lightgbm import LGBMRegressor
-from sklearn.base import BaseEstimator, RegressorMixin, _fit_context, clone
+from sklearn.base import BaseEstimator, RegressorMixin, _fit_context
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import (
@@ -22,15 +21,22 @@ from sklearn.utils.validation import (
 )
 
 from leapml._binning import assign_bins, equal_frequency_edges
-from leapml._cascade import default_regressor, fit_cascade, predict_expert
+from leapml._cascade import (
+    default_base_regressor,
+    default_regressor,
+    fit_base,
+    fit_cascade,
+    predict_expert,
+)
 from leapml._conformal import IntervalsMixin
-from leapml._encoding import ColumnEncoder, effective_threads
+from leapml._encoding import ColumnEncoder, canonical_order, effective_threads, unit_free_weights
 from leapml._explain import ExplainMixin
+from leapml._priors import PriorsMixin
 from leapml._router import (
     default_classifier,
-    default_ordinal_router,
     fit_router,
     nearest_bin,
+    ordinal_router,
     predict_router,
     router_scores,
 )
@@ -41,10 +47,14 @@ __all__ = ["LeapRegressor"]
 #: The published configuration (13 bins, multiclass router, hard routing, experts on
 #: their own bin only, no small-data rule): ``LeapRegressor(**PUBLISHED)``.
 PUBLISHED = {"n_bins": 13, "router": "multiclass", "combine": "hard", "expert_overlap": 0.0,
-             "min_bin_rows": 1, "anchor": None}
+             "min_bin_rows": 1, "anchor": None, "base": None, "history_prior": None}
+
+#: The features holding the job's own runs in this configuration on this hardware
+#: (their mean log throughput, their number), as :mod:`leapml.features` names them.
+HISTORY_COLUMNS = ("job_config_mean_log_throughput_same_hardware", "job_config_runs_same_hardware")
 
 
-class LeapRegressor(IntervalsMixin, ExplainMixin, RegressorMixin, BaseEstimator):
+class LeapRegressor(PriorsMixin, IntervalsMixin, ExplainMixin, RegressorMixin, BaseEstimator):
     """Throughput regressor: equal-frequency log bins, per-bin median experts, a bin router.
 
     The target (throughput, > 0) is modelled on a log scale. ``log(y)`` is cut
@@ -58,8 +68,13 @@ class LeapRegressor(IntervalsMixin, ExplainMixin, RegressorMixin, BaseEstimator)
     (``router="ordinal"``, as accurate or more on the nights measured and
     many times cheaper at predict time). ``predict`` uses the expert of the most probable bin
     (``combine="hard"``) or blends all experts' log predictions by the bin
-    probabilities (``combine="soft"``). See ``docs/method.md`` for the method
-    and its edge cases.
+    probabilities (``combine="soft"``). By default the experts do not learn
+    ``log(y)`` from nothing: a shared expert fitted on every row first
+    (``base``) gives each row an estimate and the bin experts learn what it
+    misses; and where a row carries the job's own earlier runs in its very
+    configuration on its hardware (``history_columns``), the prediction leans
+    on them by their number (``history_prior``). See ``docs/method.md`` for
+    the method and its edge cases.
 
     Parameters
     ----------
@@ -126,6 +141,30 @@ class LeapRegressor(IntervalsMixin, ExplainMixin, RegressorMixin, BaseEstimator)
         add the anchor back; rows where it is missing use the training
         median of ``log(y)`` (``anchor_fill_``). Bins and router still work
         on ``log(y)``. ``None``: experts learn ``log(y)`` itself.
+    base : "lightgbm", estimator or None, default="lightgbm"
+        The shared expert: one regressor of ``log(y)`` (minus the anchor, if
+        any) fitted on every training row before the bins; the bin experts
+        then learn ``log(y)`` minus its prediction, and every prediction adds
+        it back. ``"lightgbm"``: a LightGBM Huber regressor (200 trees, 63
+        leaves; ``leapml._cascade.default_base_regressor``); an estimator with
+        ``fit`` and ``predict`` is cloned (a LightGBM one trains natively,
+        Huber when its ``objective`` is unset); ``None``: the experts learn
+        ``log(y)`` themselves, as published. A bin expert sees a slice of the
+        throughput range; the shared expert sees all of it, so a candidate
+        routed one bin off (hardware the job never ran on) keeps the shared
+        estimate and loses only part of a correction (``docs/method.md``).
+    history_columns : tuple of two str or None, default=HISTORY_COLUMNS
+        The feature columns holding, for each row, the mean measured
+        ``log(y)`` of the job's earlier runs in this very configuration on this
+        hardware type, and how many runs there were
+        (``job_config_mean_log_throughput_same_hardware`` and
+        ``job_config_runs_same_hardware`` of :mod:`leapml.features`). Ignored
+        when ``X`` lacks either column (see ``history_columns_in_``).
+    history_prior : float or None, default=0.25
+        How many runs the model's own prediction counts for against the job's
+        runs: a row with ``n`` of them is predicted by
+        ``exp((1 - w) * log(model) + w * mean)``, ``w = n / (n + history_prior)``
+        (``w = 0.8`` for one run). ``None``: no blend, as published.
     reassign_window : int or None, default=2
         Reassignment scores a row with the experts of the bins at most this
         many bins from its own; ``None`` scores every expert, as published.
@@ -153,6 +192,12 @@ class LeapRegressor(IntervalsMixin, ExplainMixin, RegressorMixin, BaseEstimator)
         The fitted experts (predicting ``log(y)``): :class:`lightgbm.Booster`
         for LightGBM experts, fitted clones of ``regressor`` otherwise, or a
         constant model for a bin that held a single row.
+    base_ : object or None
+        The fitted shared expert (:class:`lightgbm.Booster` for LightGBM), or
+        None when ``base=None``.
+    history_columns_in_ : tuple of two int or None
+        Positions in ``X`` of ``history_columns``, or None when the prediction
+        blends with no runs (``history_prior=None``, or ``X`` lacks them).
     classifier_ : object
         The fitted router (:class:`lightgbm.Booster` for LightGBM: a
         multiclass model, or with ``router="ordinal"`` a regressor of the bin
@@ -212,6 +257,9 @@ class LeapRegressor(IntervalsMixin, ExplainMixin, RegressorMixin, BaseEstimator)
         "expert_overlap": [Interval(Real, 0, 1, closed="both")],
         "min_bin_rows": [Interval(Integral, 1, None, closed="left")],
         "anchor": [str, None],
+        "base": [StrOptions({"lightgbm"}), HasMethods(["fit", "predict"]), None],
+        "history_columns": [tuple, None],
+        "history_prior": [Interval(Real, 0, None, closed="neither"), None],
         "reassign_window": [Interval(Integral, 1, None, closed="left"), None],
         "router_max_rows": [Interval(Integral, 1, None, closed="left"), None],
         "n_jobs": [Integral, None],
@@ -220,7 +268,8 @@ class LeapRegressor(IntervalsMixin, ExplainMixin, RegressorMixin, BaseEstimator)
 
     def __init__(self, *, n_bins=13, max_iter=3, tol=0.01, combine="soft", n_estimators=100,
                  regressor=None, classifier=None, router="ordinal", expert_overlap=0.0,
-                 min_bin_rows=200, anchor=None, reassign_window=2, router_max_rows=200_000,
+                 min_bin_rows=200, anchor=None, base="lightgbm", history_columns=HISTORY_COLUMNS,
+                 history_prior=0.25, reassign_window=2, router_max_rows=200_000,
                  n_jobs=None, random_state=None):
         self.n_bins = n_bins
         self.max_iter = max_iter
@@ -233,6 +282,9 @@ class LeapRegressor(IntervalsMixin, ExplainMixin, RegressorMixin, BaseEstimator)
         self.expert_overlap = expert_overlap
         self.min_bin_rows = min_bin_rows
         self.anchor = anchor
+        self.base = base
+        self.history_columns = history_columns
+        self.history_prior = history_prior
         self.reassign_window = reassign_window
         self.router_max_rows = router_max_rows
         self.n_jobs = n_jobs
@@ -345,11 +397,11 @@ class LeapRegressor(IntervalsMixin, ExplainMixin, RegressorMixin, BaseEstimator)
                 f"{int(np.isinf(y).sum())} inf, {int((y <= 0).sum())} <= 0)."
             )
         if sample_weight is not None:
-            sample_weight = _unit_free(_check_sample_weight(sample_weight, X, dtype=np.float64,
+            sample_weight = unit_free_weights(_check_sample_weight(sample_weight, X, dtype=np.float64,
                                                             ensure_non_negative=True))
         # A canonical row order makes the fit independent of the order rows
         # arrive in, LightGBM's row sampling included.
-        order = _canonical_order(X, y, sample_weight)
+        order = canonical_order(X, y, sample_weight)
         X, y = X[order], y[order]
         if sample_weight is not None:
             sample_weight = sample_weight[order]
@@ -371,11 +423,18 @@ class LeapRegressor(IntervalsMixin, ExplainMixin, RegressorMixin, BaseEstimator)
                 "of the bin index (leave classifier=None)"
             )
         if ordinal:
-            classifier = _ordinal_router(self.regressor, self.n_estimators)
+            classifier = ordinal_router(self.regressor, self.n_estimators)
         elif classifier is None:
             classifier = default_classifier().set_params(n_estimators=self.n_estimators)
         self.anchor_fill_ = float(np.median(log_y))
-        offset = self._offset(X)
+        self.history_columns_in_ = self._history_columns()
+        self.base_ = None
+        if self.base is not None:
+            base = default_base_regressor() if self.base == "lightgbm" else self.base
+            self.base_ = fit_base(X, log_y - self._anchor_values(X), regressor=base,
+                                  sample_weight=sample_weight, categorical=categorical,
+                                  seed=seed + 499, num_threads=threads)
+        offset = self._offset(X, threads)
         result = fit_cascade(
             X, log_y - offset, assign_bins(log_y, edges), n_bins, regressor=regressor,
             sample_weight=sample_weight, categorical=categorical, max_iter=self.max_iter,
@@ -394,28 +453,6 @@ class LeapRegressor(IntervalsMixin, ExplainMixin, RegressorMixin, BaseEstimator)
         self.moved_ = np.asarray(result.moved)
         self.train_loss_ = np.asarray(result.train_loss)
         return self
-
-    def _anchor_column(self):
-        """Index of the ``anchor`` column in the encoded rows, or None."""
-        if self.anchor is None:
-            return None
-        names = list(getattr(self, "feature_names_in_", []))
-        if self.anchor not in names:
-            raise ValueError(
-                f"anchor={self.anchor!r} is not a column of X (fit X on a DataFrame that has it)"
-            )
-        j = names.index(self.anchor)
-        if self.categories_[j] is not None:
-            raise ValueError(f"anchor={self.anchor!r} must be a numeric column (a log throughput)")
-        return j
-
-    def _offset(self, X):
-        """What the experts' log predictions are added to: the anchor per row, else 0."""
-        j = self._anchor_column()
-        if j is None:
-            return 0.0  # no per-row array on the prediction path when nothing is anchored
-        values = np.asarray(X[:, j], dtype=np.float64)
-        return np.where(np.isfinite(values), values, self.anchor_fill_)
 
     def _bins_for(self, n_rows):
         """Bins to fit on ``n_rows`` rows: ``n_bins``, or fewer with a warning (``min_bin_rows``)."""
@@ -528,7 +565,7 @@ class LeapRegressor(IntervalsMixin, ExplainMixin, RegressorMixin, BaseEstimator)
             for k in np.unique(chosen):
                 rows = chosen == k
                 log_pred[rows] = predict_expert(self.regressors_[k], X[rows], num_threads=threads)
-        return np.exp(log_pred + self._offset(X))
+        return np.exp(self._blended(log_pred + self._offset(X, threads), X))
 
     def save(self, path):
         """Deprecated: use :func:`leapml.save` ``(model, path)``; this method goes in leapml 0.3.
@@ -545,45 +582,3 @@ class LeapRegressor(IntervalsMixin, ExplainMixin, RegressorMixin, BaseEstimator)
         import leapml  # the package's public save, resolved lazily by the package itself
 
         return leapml.save(self, path)
-
-
-def _ordinal_router(regressor, n_estimators):
-    """The ordinal router: the expert's own kind of model, fitted to the bin index by least squares."""
-    if regressor is None:
-        return default_ordinal_router().set_params(n_estimators=n_estimators)
-    router = clone(regressor)
-    if isinstance(router, LGBMRegressor):
-        # a median of bin indices would round away the between-bin position
-        router.set_params(objective="l2")
-    return router
-
-
-def _unit_free(sample_weight):
-    """Weights divided by their mean, so that their unit (hours, minutes, ...) cannot matter.
-
-    LightGBM compares sums of weights with absolute thresholds
-    (``min_child_weight``, the hessian floor), so weights in minutes fit
-    another model than the same weights in hours. The mean-one weights are
-    rounded to 32 significant bits: the division leaves the last bits of
-    ``w`` and ``60 * w`` apart, and the rounding makes them equal.
-    """
-    # scikit-learn's check refuses weights that are all zero
-    total = float(np.sum(sample_weight))
-    mantissa, exponent = np.frexp(sample_weight * (len(sample_weight) / total))
-    return np.ldexp(np.round(mantissa * 2.0**32) / 2.0**32, exponent)
-
-
-def _canonical_order(X, y, sample_weight):
-    """A row order that depends only on the rows' contents, not on their positions."""
-    # hash each row's bit pattern; adding 0.0 maps -0.0 onto 0.0 and the
-    # constants are odd 64-bit multipliers, so equal rows (and only those,
-    # barring 2^-64 collisions) share a hash
-    bits = np.ascontiguousarray(X + 0.0).view(np.uint64)
-    row_hash = np.zeros(len(X), dtype=np.uint64)
-    multiplier = np.uint64(0x9E3779B97F4A7C15)
-    with np.errstate(over="ignore"):
-        for j in range(bits.shape[1]):
-            mixed = (bits[:, j] ^ (bits[:, j] >> np.uint64(31))) * np.uint64(2 * j + 1)
-            row_hash = (row_hash ^ mixed) * multiplier
-    keys = [y, row_hash] if sample_weight is None else [sample_weight, y, row_hash]
-    return np.lexsort(keys)

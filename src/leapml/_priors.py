@@ -1,0 +1,85 @@
+"""What the experts correct and what the prediction leans on (``LeapRegressor``'s priors).
+
+Three sources of a prior estimate of ``log(y)``, each optional:
+
+* ``anchor``: a feature column holding one (a log throughput made before the fact);
+* ``base``: the shared expert, one model fitted on every training row; the bin
+  experts learn what it misses;
+* the job's own runs: where a row carries the mean measured log throughput of
+  the job's earlier runs in this very configuration on this hardware (and how
+  many there were), the prediction is blended with it by their number,
+  ``n / (n + history_prior)``: the runs themselves are the best estimate of a
+  rerun, and a model that has to learn the identity from trees loses to them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from leapml._cascade import predict_expert
+
+
+class PriorsMixin:
+    """The offset the experts add to and the blend with the job's own runs, for :class:`~leapml.LeapRegressor`."""
+
+    def _anchor_column(self):
+        """Index of the ``anchor`` column in the encoded rows, or None."""
+        if self.anchor is None:
+            return None
+        j = self._numeric_column(self.anchor, "anchor", "a log throughput")
+        return j
+
+    def _numeric_column(self, name, parameter, what):
+        names = list(getattr(self, "feature_names_in_", []))
+        if name not in names:
+            raise ValueError(
+                f"{parameter}={name!r} is not a column of X (fit X on a DataFrame that has it)"
+            )
+        j = names.index(name)
+        if self.categories_[j] is not None:
+            raise ValueError(f"{parameter}={name!r} must be a numeric column ({what})")
+        return j
+
+    def _anchor_values(self, X):
+        """The anchor per row (the training median where it is missing), or 0 without one."""
+        j = self._anchor_column()
+        if j is None:
+            return 0.0  # no per-row array on the prediction path when nothing is anchored
+        values = np.asarray(X[:, j], dtype=np.float64)
+        return np.where(np.isfinite(values), values, self.anchor_fill_)
+
+    def _offset(self, X, threads=1):
+        """What the experts' log predictions are added to: the anchor, plus the shared expert."""
+        offset = self._anchor_values(X)
+        base = getattr(self, "base_", None)
+        if base is not None:
+            offset = offset + predict_expert(base, X, num_threads=threads)
+        return offset
+
+    def _history_columns(self):
+        """``(mean, count)`` column indices the prediction blends with, or None (fit time)."""
+        names = list(getattr(self, "feature_names_in_", []))
+        if self.history_prior is None or self.history_columns is None:
+            return None
+        if not all(name in names for name in self.history_columns):
+            return None  # X does not carry the job's own runs: nothing to blend with
+        return tuple(self._numeric_column(name, "history_columns", "numbers")
+                     for name in self.history_columns)
+
+    def _history_weight(self, X):
+        """Weight of the job's own runs in each row's log prediction, and their mean log throughput."""
+        columns = getattr(self, "history_columns_in_", None)
+        if columns is None:
+            return None, None
+        mean = np.asarray(X[:, columns[0]], dtype=np.float64)
+        runs = np.asarray(X[:, columns[1]], dtype=np.float64)
+        known = np.isfinite(mean) & np.isfinite(runs) & (runs > 0)
+        weight = np.where(known, runs / (np.where(known, runs, 0.0) + self.history_prior), 0.0)
+        return weight, np.where(known, mean, 0.0)
+
+    def _blended(self, log_pred, X):
+        """The log prediction blended with the job's own runs where it has some."""
+        weight, mean = self._history_weight(X)
+        if weight is None:
+            return log_pred
+        return (1.0 - weight) * log_pred + weight * mean
