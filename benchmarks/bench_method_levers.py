@@ -11,11 +11,17 @@ comes from::
 
     python benchmarks/bench_method_levers.py --preset small --nights 5
 
-Configurations are named ``key=value,...`` over LeapRegressor's parameters;
-``--seeds`` repeats it on several simulated fleets (the small-log check:
-``--preset tiny --window-days 14 --seeds 0 1 2``, under 5,000 training
-rows a night). ``--configs`` replaces the default list, e.g.
-``--configs "published" "combine=soft,router=ordinal"``.
+Configurations are named ``key=value,...`` over LeapRegressor's parameters
+(``None`` for None); ``--seeds`` repeats it on several simulated fleets (the
+small-log check: ``--preset tiny --window-days 14 --seeds 0 1 2``, under 5,000
+training rows a night). ``--configs`` replaces the default list, e.g.
+``--configs "published" "combine=soft,router=ordinal"``. Besides
+``default`` and ``published``, three named references set apart what the
+cascade adds from what its levers add: ``single_huber`` (one LightGBM model
+of 400 trees on the Huber loss instead of L1), ``single+history`` and
+``single_huber+history`` (those single models with the default's blend with
+the job's own runs: a one-bin ``LeapRegressor`` around the model).
+``--no-model-sizes`` simulates the fleet without its model-size columns.
 """
 
 from __future__ import annotations
@@ -26,22 +32,25 @@ import time
 from pathlib import Path
 
 import pandas as pd
+from lightgbm import LGBMRegressor
 
-from leapml import LeapRegressor
+from leapml import PUBLISHED, LeapRegressor
 from leapml.evaluation.backtest import SUBMISSION_CEILING, nightly
 from leapml.evaluation.baselines import single_model_reference
 from leapml.fleet import simulate
 
 RESULTS = Path(__file__).parent / "results"
-PUBLISHED = "n_bins=13,router=multiclass,combine=hard,expert_overlap=0,min_bin_rows=1"
 DEFAULT_CONFIGS = (
-    PUBLISHED,
-    "n_bins=13,router=multiclass,combine=soft,expert_overlap=0",
-    "n_bins=13,router=ordinal,combine=hard,expert_overlap=0",
-    "n_bins=13,router=ordinal,combine=soft,expert_overlap=0",
-    "n_bins=13,router=ordinal,combine=soft,expert_overlap=0.5",
-    "n_bins=13,router=ordinal,combine=soft,expert_overlap=1",
-    "n_bins=5,router=ordinal,combine=soft,expert_overlap=0",
+    "published",
+    "default",
+    "base=None",
+    "history_prior=None",
+    "base=None,history_prior=None",
+    "n_estimators=50",
+    "n_bins=5",
+    "single_huber",
+    "single+history",
+    "single_huber+history",
 )
 
 
@@ -50,10 +59,13 @@ def parse_config(text: str) -> dict:
     if text == "default":
         return {}
     if text == "published":
-        text = PUBLISHED
+        return dict(PUBLISHED)
     out = {}
     for item in text.split(","):
         key, _, value = item.partition("=")
+        if value == "None":
+            out[key.strip()] = None
+            continue
         for kind in (int, float):
             try:
                 value = kind(value)
@@ -64,6 +76,31 @@ def parse_config(text: str) -> dict:
     return out
 
 
+def _single_settings(objective: str) -> dict:
+    """The single-model reference's LightGBM settings, on another loss."""
+    reference = single_model_reference().regressor
+    return dict(reference.get_params(), objective=objective)
+
+
+#: Named references: one model on the same features, with or without the default's blend.
+REFERENCES = {
+    "single_huber": lambda seed: single_model_reference(random_state=seed, objective="huber"),
+    "single+history": lambda seed: LeapRegressor(
+        n_bins=1, min_bin_rows=1, base=None, random_state=seed,
+        regressor=LGBMRegressor(**dict(_single_settings("l1"), random_state=seed))),
+    "single_huber+history": lambda seed: LeapRegressor(
+        n_bins=1, min_bin_rows=1, base=None, random_state=seed,
+        regressor=LGBMRegressor(**dict(_single_settings("huber"), random_state=seed))),
+}
+
+
+def make_model(text: str, seed: int):
+    """The model a configuration names: a reference of :data:`REFERENCES`, or a LeapRegressor."""
+    if text in REFERENCES:
+        return REFERENCES[text](seed)
+    return LeapRegressor(random_state=seed, **parse_config(text))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--preset", default="small")
@@ -72,16 +109,19 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, nargs="+", default=[0])
     parser.add_argument("--configs", nargs="+", default=list(DEFAULT_CONFIGS))
     parser.add_argument("--out", default=None, help="JSON file for the table (default: results/)")
+    parser.add_argument("--no-model-sizes", action="store_true",
+                        help="simulate the fleet without its model-size columns")
     args = parser.parse_args()
 
     started = time.perf_counter()
     tables, attempts = [], 0
     for seed in args.seeds:
-        fleet = simulate(args.preset, days=args.window_days + args.nights, seed=seed)
+        fleet = simulate(args.preset, days=args.window_days + args.nights, seed=seed,
+                         model_sizes=not args.no_model_sizes)
         attempts += len(fleet.attempts)
         models = {"single_lightgbm": single_model_reference(random_state=seed)}
         for text in args.configs:
-            models[text] = LeapRegressor(random_state=seed, **parse_config(text))
+            models[text] = make_model(text, seed)
         result = nightly(fleet.attempts, fleet.hardware, models=models,
                          window_days=args.window_days, nights=args.nights,
                          oracle=fleet.expected_throughput,
@@ -105,6 +145,7 @@ def main() -> None:
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps({"preset": args.preset, "nights": args.nights,
                                "window_days": args.window_days, "seeds": args.seeds,
+                               "model_sizes": not args.no_model_sizes,
                                "seconds": round(seconds), "table": table.to_dict("records")},
                               indent=1))
 
