@@ -6,6 +6,7 @@ import pytest
 from _synthetic import make_throughput_regression
 
 from leapml import PUBLISHED, LeapRegressor, load, save
+from leapml.regressor import HISTORY_COLUMNS
 from leapml._cascade import _expert_rows
 
 
@@ -27,8 +28,92 @@ def test_published_configuration_is_one_parameter_set_away():
     model = LeapRegressor(**PUBLISHED)
     assert (model.n_bins, model.router, model.combine) == (13, "multiclass", "hard")
     assert model.expert_overlap == 0 and model.min_bin_rows == 1 and model.anchor is None
+    assert model.base is None and model.history_prior is None
     default = LeapRegressor()
-    assert (default.router, default.combine) == ("ordinal", "soft")
+    assert (default.router, default.combine, default.base) == ("ordinal", "soft", "lightgbm")
+    assert default.history_columns == HISTORY_COLUMNS and default.history_prior == 0.25
+
+
+def _reruns(seed, n=2000):
+    """Rows of jobs with a hidden factor that only their own earlier runs reveal."""
+    rng = np.random.default_rng(seed)
+    size = rng.uniform(size=n)
+    hidden = rng.normal(0, 0.5, size=n)
+    runs = rng.integers(0, 4, size=n)
+    log_y = 4 + 3 * size + hidden
+    # the mean of the earlier runs: the row's truth up to run-to-run noise
+    mean = np.where(runs > 0, log_y + rng.normal(0, 0.05, size=n) / np.sqrt(np.maximum(runs, 1)),
+                    np.nan)
+    X = pd.DataFrame({"size": size, HISTORY_COLUMNS[0]: mean, HISTORY_COLUMNS[1]: runs})
+    return X, np.exp(log_y + rng.normal(0, 0.05, size=n))
+
+
+@pytest.fixture(scope="module")
+def rerun_data():
+    return _reruns(3)
+
+
+def test_the_prediction_leans_on_the_jobs_own_runs_by_their_number(rerun_data, tmp_path):
+    X, y = rerun_data
+    params = {"n_bins": 3, "n_estimators": 20, "random_state": 0, "min_bin_rows": 50}
+    blended = LeapRegressor(**params).fit(X, y)
+    plain = LeapRegressor(history_prior=None, **params).fit(X, y)
+    assert blended.history_columns_in_ == (1, 2) and plain.history_columns_in_ is None
+    # the same experts; the blend is w * mean + (1 - w) * model in log, w = n / (n + 0.25)
+    runs = X[HISTORY_COLUMNS[1]].to_numpy(float)
+    weight = np.where(runs > 0, runs / (runs + 0.25), 0.0)
+    mean = np.nan_to_num(X[HISTORY_COLUMNS[0]].to_numpy(float))
+    expected = np.exp((1 - weight) * np.log(plain.predict(X)) + weight * mean)
+    np.testing.assert_allclose(blended.predict(X), expected, rtol=1e-12)
+    # on new rows, the runs' mean beats trees that must learn to copy it
+    X_new, y_new = _reruns(4)
+    rerun = X_new[HISTORY_COLUMNS[1]].to_numpy() > 0
+    error = np.abs(np.log(blended.predict(X_new) / y_new))
+    plain_error = np.abs(np.log(plain.predict(X_new) / y_new))
+    assert np.median(error[rerun]) < 0.85 * np.median(plain_error[rerun])
+    np.testing.assert_array_equal(error[~rerun], plain_error[~rerun])
+    # the runs' share of each row goes to their mean's column in the explanation
+    reasons = blended.explain(X.head(5))
+    total = reasons.groupby("row")["contribution"].sum().to_numpy()
+    np.testing.assert_allclose(np.exp(total), blended.predict(X.head(5)))
+    loaded = load(save(blended, tmp_path / "blended.leap"))
+    assert loaded.history_columns_in_ == (1, 2)
+    np.testing.assert_array_equal(loaded.predict(X), blended.predict(X))
+
+
+def test_without_the_history_columns_nothing_is_blended(rerun_data):
+    X, y = rerun_data
+    params = {"n_bins": 3, "n_estimators": 10, "random_state": 0, "min_bin_rows": 50}
+    array = LeapRegressor(**params).fit(X.to_numpy(float), y)
+    assert array.history_columns_in_ is None  # no names, nothing to find
+    renamed = LeapRegressor(history_columns=("mean", "runs"), **params).fit(X, y)
+    assert renamed.history_columns_in_ is None
+    assert LeapRegressor(history_columns=("mean", "runs"), **params).fit(
+        X.rename(columns=dict(zip(HISTORY_COLUMNS, ("mean", "runs"), strict=True))), y
+    ).history_columns_in_ == (1, 2)
+    with pytest.raises(ValueError, match="history_columns.*numeric"):
+        LeapRegressor(**params).fit(X.assign(**{HISTORY_COLUMNS[1]: pd.Categorical(["a"] * len(X))}), y)
+    with pytest.raises(ValueError, match="two column names"):
+        LeapRegressor(history_columns=("only one",), **params).fit(X, y)
+
+
+def test_the_shared_expert_carries_a_row_routed_to_the_wrong_bin(rerun_data):
+    # a smooth law over the whole range: a bin expert alone predicts inside its own
+    # slice of it, so a row sent to the wrong bin jumps; the shared expert does not
+    X, y = rerun_data
+    X = X[["size"]]
+    params = {"n_bins": 4, "n_estimators": 20, "random_state": 0, "min_bin_rows": 50,
+              "combine": "hard", "history_prior": None}
+    errors = {}
+    for base in ("lightgbm", None):
+        model = LeapRegressor(base=base, **params).fit(X, y)
+        Xe = model._validate_X(X, reset=False)
+        wrong = (model.predict_bin(X) + 2) % model.n_bins_  # two bins off
+        offset = model._offset(Xe)
+        logs = np.column_stack([e.predict(Xe) for e in model.regressors_])
+        misrouted = offset + logs[np.arange(len(X)), wrong]
+        errors[base] = np.median(np.abs(misrouted - np.log(y)))
+    assert errors["lightgbm"] < 0.5 * errors[None]
 
 
 def test_overlapping_experts_train_on_their_neighbours_at_a_lower_weight():

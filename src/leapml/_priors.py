@@ -61,6 +61,9 @@ class PriorsMixin:
         names = list(getattr(self, "feature_names_in_", []))
         if self.history_prior is None or self.history_columns is None:
             return None
+        if len(self.history_columns) != 2 or not all(isinstance(c, str) for c in self.history_columns):
+            raise ValueError("history_columns must be two column names (the runs' mean log "
+                             f"throughput, their number), got {self.history_columns!r}")
         if not all(name in names for name in self.history_columns):
             return None  # X does not carry the job's own runs: nothing to blend with
         return tuple(self._numeric_column(name, "history_columns", "numbers")
