@@ -20,7 +20,9 @@ training rows a night). ``--configs`` replaces the default list, e.g.
 cascade adds from what its levers add: ``single_huber`` (one LightGBM model
 of 400 trees on the Huber loss instead of L1), ``single+history`` and
 ``single_huber+history`` (those single models with the default's blend with
-the job's own runs: a one-bin ``LeapRegressor`` around the model).
+the job's own runs: a one-bin ``LeapRegressor`` around the model); and
+``base_l1``, ``base_huber_0.3``, ``base_l2`` give the shared expert another
+loss (followed by ``,key=value`` for more parameters).
 ``--no-model-sizes`` simulates the fleet without its model-size columns.
 """
 
@@ -35,6 +37,7 @@ import pandas as pd
 from lightgbm import LGBMRegressor
 
 from leapml import PUBLISHED, LeapRegressor
+from leapml._cascade import default_base_regressor
 from leapml.evaluation.backtest import SUBMISSION_CEILING, nightly
 from leapml.evaluation.baselines import single_model_reference
 from leapml.fleet import simulate
@@ -94,10 +97,37 @@ REFERENCES = {
 }
 
 
+def _base(objective: str, **params):
+    """The default shared expert on another loss."""
+    return LGBMRegressor(**dict(default_base_regressor().get_params(), objective=objective, **params))
+
+
+#: Named LeapRegressor configurations whose parameters are estimators, in ``key=value`` form
+#: after the name (``base_l1,n_estimators=50``).
+NAMED = {
+    "base_l1": lambda: {"base": _base("l1")},
+    "base_huber_0.3": lambda: {"base": _base("huber", alpha=0.3)},
+    "base_l2": lambda: {"base": _base("l2")},
+    "base_monotone": lambda: {"base": _base("huber", monotone_constraints=_faster_hardware())},
+}
+
+
+def _faster_hardware() -> list[int]:
+    """LightGBM monotone constraints over ``feature_names()``: more peak or bandwidth, never slower."""
+    from leapml.features import feature_names
+
+    up = {"peak_tflops", "memory_bw_gbps", "intra_node_bw_gbps", "inter_node_bw_gbps",
+          "communication_bw_gbps", "total_peak_tflops", "total_memory_bw_gbps"}
+    return [int(name in up) for name in feature_names()]
+
+
 def make_model(text: str, seed: int):
     """The model a configuration names: a reference of :data:`REFERENCES`, or a LeapRegressor."""
     if text in REFERENCES:
         return REFERENCES[text](seed)
+    name, _, rest = text.partition(",")
+    if name in NAMED:
+        return LeapRegressor(random_state=seed, **NAMED[name](), **(parse_config(rest) if rest else {}))
     return LeapRegressor(random_state=seed, **parse_config(text))
 
 

@@ -67,8 +67,11 @@ from leapml.schema import LAUNCH_COLUMNS
 MODELS = {
     "default": {},
     "published": dict(PUBLISHED),
-    "ordinal_hard": {"router": "ordinal", "combine": "hard"},
-    "multiclass_soft": {"router": "multiclass", "combine": "soft"},
+    "ordinal_hard": {"router": "ordinal", "combine": "hard", "base": None, "history_prior": None},
+    "multiclass_soft": {"router": "multiclass", "combine": "soft", "base": None, "history_prior": None},
+    # the default before the shared expert and the history blend
+    "ordinal_soft": {"base": None, "history_prior": None},
+    "default_50": {"n_estimators": 50},
 }
 
 

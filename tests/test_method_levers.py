@@ -185,3 +185,21 @@ def test_an_anchor_that_cannot_be_read_is_refused(anchored_data, anchor, match):
     X = X.assign(kind=pd.Categorical(np.where(X["size"] > 0.5, "a", "b")))
     with pytest.raises(ValueError, match=match):
         LeapRegressor(anchor=anchor, n_estimators=3, min_bin_rows=50).fit(X, y)
+
+
+def test_the_default_shared_expert_never_predicts_slower_on_faster_hardware():
+    rng = np.random.default_rng(5)
+    n = 1500
+    X = pd.DataFrame({"peak_tflops": rng.uniform(10, 1000, n), "batch_size": rng.uniform(1, 64, n)})
+    # noisy, and saturating: trees left alone wiggle along the peak
+    y = np.exp(np.log(X["batch_size"]) + 0.3 * np.log(X["peak_tflops"]) + rng.normal(0, 0.4, n))
+    grid = pd.DataFrame({"peak_tflops": np.linspace(5, 2000, 200), "batch_size": 16.0})
+    params = {"n_bins": 2, "n_estimators": 10, "random_state": 0, "min_bin_rows": 50}
+    for constrained in (True, False):
+        model = LeapRegressor(monotone_increasing=("peak_tflops",) if constrained else None,
+                              **params).fit(X, y)
+        steps = np.diff(model.base_.predict(model._validate_X(grid, reset=False)))
+        if constrained:
+            assert (steps >= 0).all()
+        else:
+            assert (steps < 0).any()  # the control: without the constraint the trees dip

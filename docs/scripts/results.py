@@ -20,11 +20,13 @@ import json
 import os
 import platform
 import subprocess
+import sys
 import time
 from pathlib import Path
 
 import leapml
 from leapml.evaluation.backtest import default_models, nightly
+from leapml.evaluation.baselines import single_model_reference
 from leapml.evaluation.held_out import held_out
 from leapml.evaluation.regret import SUBMISSION_CEILING
 from leapml.evaluation.report import format_table, write_report
@@ -44,6 +46,8 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=None, help="LightGBM threads per model")
     parser.add_argument("--published", action=argparse.BooleanOptionalAction, default=True,
                         help="also score LeapRegressor(**leapml.PUBLISHED) as 'leap_published'")
+    parser.add_argument("--single-huber", action="store_true",
+                        help="also score the single model on the Huber loss as 'single_huber'")
     args = parser.parse_args()
 
     started = time.perf_counter()
@@ -53,7 +57,11 @@ def main() -> None:
     if args.models:
         models = {name: models[name] for name in args.models}
     if args.published:
-        models["leap_published"] = leapml.LeapRegressor(random_state=args.seed, **leapml.PUBLISHED)
+        models["leap_published"] = leapml.LeapRegressor(random_state=args.seed, n_jobs=args.threads,
+                                                        **leapml.PUBLISHED)
+    if args.single_huber:
+        models["single_huber"] = single_model_reference(random_state=args.seed, objective="huber",
+                                                        n_jobs=1 if args.threads is None else args.threads)
     print(f"simulated {len(fleet.attempts):,} attempts in {time.perf_counter() - started:.0f} s", flush=True)
     result = nightly(fleet.attempts, fleet.hardware, models=models, window_days=args.window_days,
                      nights=args.nights, oracle=fleet.expected_throughput,
@@ -69,7 +77,7 @@ def main() -> None:
     meta = {"preset": args.preset, "nights": args.nights, "seed": args.seed,
             "attempts": len(fleet.attempts), "seconds": round(elapsed),
             "machine": f"{platform.machine()}, {os.cpu_count()} cores", "leapml": leapml.__version__,
-            "commit": commit}
+            "commit": commit, "command": "python docs/scripts/results.py " + " ".join(sys.argv[1:])}
     Path(args.out, "run.json").write_text(json.dumps(meta, indent=2))
     print(format_table(result.published_comparison(), percent=("ours", "published")))
     print()

@@ -16,11 +16,25 @@ from __future__ import annotations
 
 import numpy as np
 
-from leapml._cascade import predict_expert
+from leapml._cascade import default_base_regressor, predict_expert
 
 
 class PriorsMixin:
     """The offset the experts add to and the blend with the job's own runs, for :class:`~leapml.LeapRegressor`."""
+
+    def _base_regressor(self):
+        """The shared expert to fit: the user's, or the default with its monotone constraints."""
+        if self.base != "lightgbm":
+            return self.base
+        base = default_base_regressor()
+        names = list(getattr(self, "feature_names_in_", []))
+        increasing = set(self.monotone_increasing or ())
+        constraints = [int(name in increasing) for name in names]
+        if any(constraints):
+            for name in increasing & set(names):
+                self._numeric_column(name, "monotone_increasing", "numbers")
+            base.set_params(monotone_constraints=constraints)
+        return base
 
     def _anchor_column(self):
         """Index of the ``anchor`` column in the encoded rows, or None."""

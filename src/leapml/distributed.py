@@ -53,7 +53,6 @@ from leapml._cascade import (
     ConstantModel,
     _reassignment_errors,
     _weighted_median,
-    default_base_regressor,
     default_regressor,
     lightgbm_params,
     predict_expert,
@@ -322,8 +321,7 @@ def fit_regressor(estimator: LeapRegressor, X: dd.DataFrame, y: dd.Series, *, cl
         model.history_columns_in_ = model._history_columns()
         model.base_, target = None, _LOG_Y
         if model.base is not None:
-            base = default_base_regressor() if model.base == "lightgbm" else model.base
-            native = lightgbm_params(base, seed=seed + 499, num_threads=1)
+            native = lightgbm_params(model._base_regressor(), seed=seed + 499, num_threads=1)
             native.setdefault("objective", "huber")
             model.base_ = trainer.fit(native, frame, _LOG_Y)
             frame = dask_client.persist(frame.map_partitions(

@@ -214,6 +214,8 @@ def save(model, path: str | os.PathLike, *, feasibility=None) -> Path:
             "anchor": None if params["anchor"] is None else str(params["anchor"]),
             "base": params["base"] if params["base"] in (None, "lightgbm")
             else _estimator_spec(params["base"], "base"),
+            "monotone_increasing": None if params["monotone_increasing"] is None
+            else [str(c) for c in params["monotone_increasing"]],
             "history_columns": None if params["history_columns"] is None
             else [str(c) for c in params["history_columns"]],
             "history_prior": None if params["history_prior"] is None
@@ -389,8 +391,9 @@ def _model_from_members(members):
     params["classifier"] = _estimator_from_spec(params.get("classifier"))
     if isinstance(params.get("base"), dict):
         params["base"] = _estimator_from_spec(params["base"])
-    if isinstance(params.get("history_columns"), list):
-        params["history_columns"] = tuple(params["history_columns"])
+    for name in ("history_columns", "monotone_increasing"):
+        if isinstance(params.get(name), list):
+            params[name] = tuple(params[name])
     # a parameter missing from an older file takes the value it had before it existed
     params = {**_BEFORE_PARAMETER, **params}
     model = LeapRegressor(**params)

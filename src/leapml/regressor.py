@@ -22,7 +22,6 @@ from sklearn.utils.validation import (
 
 from leapml._binning import assign_bins, equal_frequency_edges
 from leapml._cascade import (
-    default_base_regressor,
     default_regressor,
     fit_base,
     fit_cascade,
@@ -46,12 +45,18 @@ __all__ = ["LeapRegressor"]
 
 #: The published configuration (13 bins, multiclass router, hard routing, experts on
 #: their own bin only, no small-data rule): ``LeapRegressor(**PUBLISHED)``.
-PUBLISHED = {"n_bins": 13, "router": "multiclass", "combine": "hard", "expert_overlap": 0.0,
-             "min_bin_rows": 1, "anchor": None, "base": None, "history_prior": None}
+PUBLISHED = {"n_bins": 13, "router": "multiclass", "combine": "hard", "n_estimators": 100,
+             "expert_overlap": 0.0, "min_bin_rows": 1, "anchor": None, "base": None,
+             "history_prior": None}
 
 #: The features holding the job's own runs in this configuration on this hardware
 #: (their mean log throughput, their number), as :mod:`leapml.features` names them.
 HISTORY_COLUMNS = ("job_config_mean_log_throughput_same_hardware", "job_config_runs_same_hardware")
+
+#: Features along which more never means slower, all else equal: the hardware's peak
+#: FLOP/s and bandwidths (per device and in total), as :mod:`leapml.features` names them.
+FASTER_HARDWARE = ("peak_tflops", "memory_bw_gbps", "intra_node_bw_gbps", "inter_node_bw_gbps",
+                   "communication_bw_gbps", "total_peak_tflops", "total_memory_bw_gbps")
 
 
 class LeapRegressor(PriorsMixin, IntervalsMixin, ExplainMixin, RegressorMixin, BaseEstimator):
@@ -68,13 +73,10 @@ class LeapRegressor(PriorsMixin, IntervalsMixin, ExplainMixin, RegressorMixin, B
     (``router="ordinal"``, as accurate or more on the nights measured and
     many times cheaper at predict time). ``predict`` uses the expert of the most probable bin
     (``combine="hard"``) or blends all experts' log predictions by the bin
-    probabilities (``combine="soft"``). By default the experts do not learn
-    ``log(y)`` from nothing: a shared expert fitted on every row first
-    (``base``) gives each row an estimate and the bin experts learn what it
-    misses; and where a row carries the job's own earlier runs in its very
-    configuration on its hardware (``history_columns``), the prediction leans
-    on them by their number (``history_prior``). See ``docs/method.md`` for
-    the method and its edge cases.
+    probabilities (``combine="soft"``). By default a shared expert fitted on
+    every row first (``base``) gives each row an estimate that the bin experts
+    correct, and a row carrying the job's own runs in its configuration on its
+    hardware leans on them (``history_prior``). See ``docs/method.md``.
 
     Parameters
     ----------
@@ -94,13 +96,17 @@ class LeapRegressor(PriorsMixin, IntervalsMixin, ExplainMixin, RegressorMixin, B
         method routes hard; blending lets a candidate the router is unsure of
         (hardware the job never ran on) land between two experts instead of
         jumping a bin (``docs/method.md``, "Levers").
-    n_estimators : int, default=100
+    n_estimators : int, default=50
         Boosting rounds of each default LightGBM expert and of the default
-        router. Ignored for a user-given
-        ``regressor`` / ``classifier``, which carry their own settings.
+        router (the published method: 100). Behind a shared expert the bin
+        experts learn corrections, and 50 rounds measured as accurate as 100
+        for a third less prediction time (``docs/method.md``, "Levers").
+        Ignored for a user-given ``regressor`` / ``classifier``, which carry
+        their own settings.
     regressor : estimator, default=None
-        The per-bin expert, fitted on ``log(y)``. ``None`` uses a LightGBM
-        median (L1) regressor with ``n_estimators`` trees. LightGBM regressors are trained
+        The per-bin expert, fitted on ``log(y)`` (minus the shared expert's
+        estimate). ``None`` uses a LightGBM median (L1) regressor with
+        ``n_estimators`` trees. LightGBM regressors are trained
         with the native API on one shared, once-binned Dataset and stored as
         :class:`lightgbm.Booster`; when a LightGBM regressor's ``objective`` is
         unset, L1 (the median) is used. Any other estimator with
@@ -153,6 +159,13 @@ class LeapRegressor(PriorsMixin, IntervalsMixin, ExplainMixin, RegressorMixin, B
         throughput range; the shared expert sees all of it, so a candidate
         routed one bin off (hardware the job never ran on) keeps the shared
         estimate and loses only part of a correction (``docs/method.md``).
+    monotone_increasing : tuple of str or None, default=FASTER_HARDWARE
+        Features along which the default shared expert's prediction may only
+        rise, all else equal (LightGBM monotone constraints): more peak
+        FLOP/s or bandwidth never makes a job slower. It carries what the
+        log shows of slower types to a faster one it never saw, where trees
+        alone stop at the fastest type they were trained on. Names absent
+        from ``X`` are ignored; a user's ``base`` keeps its own settings.
     history_columns : tuple of two str or None, default=HISTORY_COLUMNS
         The feature columns holding, for each row, the mean measured
         ``log(y)`` of the job's earlier runs in this very configuration on this
@@ -258,6 +271,7 @@ class LeapRegressor(PriorsMixin, IntervalsMixin, ExplainMixin, RegressorMixin, B
         "min_bin_rows": [Interval(Integral, 1, None, closed="left")],
         "anchor": [str, None],
         "base": [StrOptions({"lightgbm"}), HasMethods(["fit", "predict"]), None],
+        "monotone_increasing": [tuple, None],
         "history_columns": [tuple, None],
         "history_prior": [Interval(Real, 0, None, closed="neither"), None],
         "reassign_window": [Interval(Integral, 1, None, closed="left"), None],
@@ -266,10 +280,11 @@ class LeapRegressor(PriorsMixin, IntervalsMixin, ExplainMixin, RegressorMixin, B
         "random_state": ["random_state"],
     }
 
-    def __init__(self, *, n_bins=13, max_iter=3, tol=0.01, combine="soft", n_estimators=100,
+    def __init__(self, *, n_bins=13, max_iter=3, tol=0.01, combine="soft", n_estimators=50,
                  regressor=None, classifier=None, router="ordinal", expert_overlap=0.0,
-                 min_bin_rows=200, anchor=None, base="lightgbm", history_columns=HISTORY_COLUMNS,
-                 history_prior=0.25, reassign_window=2, router_max_rows=200_000,
+                 min_bin_rows=200, anchor=None, base="lightgbm", monotone_increasing=FASTER_HARDWARE,
+                 history_columns=HISTORY_COLUMNS, history_prior=0.25, reassign_window=2,
+                 router_max_rows=200_000,
                  n_jobs=None, random_state=None):
         self.n_bins = n_bins
         self.max_iter = max_iter
@@ -283,6 +298,7 @@ class LeapRegressor(PriorsMixin, IntervalsMixin, ExplainMixin, RegressorMixin, B
         self.min_bin_rows = min_bin_rows
         self.anchor = anchor
         self.base = base
+        self.monotone_increasing = monotone_increasing
         self.history_columns = history_columns
         self.history_prior = history_prior
         self.reassign_window = reassign_window
@@ -430,8 +446,7 @@ class LeapRegressor(PriorsMixin, IntervalsMixin, ExplainMixin, RegressorMixin, B
         self.history_columns_in_ = self._history_columns()
         self.base_ = None
         if self.base is not None:
-            base = default_base_regressor() if self.base == "lightgbm" else self.base
-            self.base_ = fit_base(X, log_y - self._anchor_values(X), regressor=base,
+            self.base_ = fit_base(X, log_y - self._anchor_values(X), regressor=self._base_regressor(),
                                   sample_weight=sample_weight, categorical=categorical,
                                   seed=seed + 499, num_threads=threads)
         offset = self._offset(X, threads)
