@@ -290,10 +290,13 @@ def fit_feasibility(
 
 
 def history_groups(X) -> np.ndarray:
-    """How much of a row's job the log has seen: ``"new"``, ``"new_on_type"`` or ``"seen"``.
+    """How much of a row's job the log has seen: ``"new"``, ``"new_on_type"``, ``"seen"`` or ``"rerun"``.
 
     ``"new"``: the job never completed a run; ``"new_on_type"``: it did, but
-    never on this hardware type; ``"seen"``: it ran on this type. The groups
+    never on this hardware type; ``"seen"``: it ran on this type, but not in
+    this configuration; ``"rerun"``: it ran in this very configuration on this
+    type (the prediction then leans on those runs; without the column
+    ``job_config_runs_same_hardware`` no row is a rerun). The groups
     :meth:`~leapml.LeapRegressor.calibrate` and
     :meth:`~leapml.LeapRegressor.predict_interval` get here: the less the log
     has seen, the more a prediction errs, so each group is calibrated apart.
@@ -301,10 +304,16 @@ def history_groups(X) -> np.ndarray:
     Examples
     --------
     >>> import pandas as pd
-    >>> X = pd.DataFrame({"job_runs_any_hardware": [0, 3, 3], "job_runs_same_hardware": [0, 0, 2]})
+    >>> X = pd.DataFrame({"job_runs_any_hardware": [0, 3, 3, 3], "job_runs_same_hardware": [0, 0, 2, 2],
+    ...                   "job_config_runs_same_hardware": [0, 0, 0, 1]})
     >>> history_groups(X).tolist()
-    ['new', 'new_on_type', 'seen']
+    ['new', 'new_on_type', 'seen', 'rerun']
     """
-    runs = pd.Series(X["job_runs_any_hardware"]).to_numpy(dtype=float, na_value=0.0)
-    here = pd.Series(X["job_runs_same_hardware"]).to_numpy(dtype=float, na_value=0.0)
-    return np.where(runs > 0, np.where(here > 0, "seen", "new_on_type"), "new")
+    def counts(name):
+        return pd.Series(X[name]).to_numpy(dtype=float, na_value=0.0)
+
+    runs, here = counts("job_runs_any_hardware"), counts("job_runs_same_hardware")
+    rerun = (counts("job_config_runs_same_hardware") > 0 if "job_config_runs_same_hardware" in X
+             else np.zeros(len(runs), dtype=bool))
+    seen = np.where(rerun, "rerun", "seen")
+    return np.where(runs > 0, np.where(here > 0, seen, "new_on_type"), "new")
