@@ -58,9 +58,12 @@ from leapml.features import build_features
 from leapml.fleet import simulate
 
 RESULTS = Path(__file__).resolve().parent / "results"
+#: What the defaults were when the levers of ``benchmarks/README.md`` were measured: no
+#: shared expert, no blend with the job's own runs, experts and router of 100 trees.
+BEFORE_PRIORS = {"base": None, "history_prior": None, "n_estimators": 100}
 #: The multiclass router with hard routing: the default when the levers of
 #: ``benchmarks/README.md`` were measured, and the base of those configurations.
-MULTICLASS = {"router": "multiclass", "combine": "hard"}
+MULTICLASS = {"router": "multiclass", "combine": "hard", **BEFORE_PRIORS}
 
 
 def _router(rounds: int, rate: float) -> lgb.LGBMClassifier:
@@ -82,7 +85,9 @@ CONFIGS = {
     "router_50k": {**MULTICLASS, "router_max_rows": 50_000},
     "router_50r": {**MULTICLASS, "classifier": _router(50, 0.25)},
     "router_25r": {**MULTICLASS, "classifier": _router(25, 0.4)},
-    "ordinal": {"router": "ordinal", "combine": "hard"},
+    "ordinal": {"router": "ordinal", "combine": "hard", **BEFORE_PRIORS},
+    # the default before the shared expert and the blend with the job's own runs
+    "ordinal_soft": BEFORE_PRIORS,
 }
 
 

@@ -3,11 +3,13 @@
 Simulates ``days=31`` of a preset. The history is the log before day 31;
 the models are ``LeapRegressor`` fitted on a sample of the 30-day window
 (``--fit-rows``; their size does not depend on the rows they saw), one per
-name of ``--routers`` (``MODELS``): ``default`` (13 experts of 100 trees
-behind one 100-tree ordinal regressor of the bin index, the two nearest
-experts blended), ``published`` (``leapml.PUBLISHED``: the same experts
-behind a multiclass router of 13 x 100 trees, one expert per row),
-``ordinal_hard`` and ``multiclass_soft``. Each
+name of ``--routers`` (``MODELS``): ``default`` (a shared expert of 200
+trees, 13 experts of 50 trees behind one 50-tree ordinal regressor of the
+bin index, the two nearest experts blended), ``published``
+(``leapml.PUBLISHED``: 13 experts of 100 trees behind a multiclass router of
+13 x 100 trees, one expert per row), ``ordinal_soft`` (the default before
+the shared expert: 100-tree experts and router), ``ordinal_hard``,
+``multiclass_soft`` and ``default_100``. Each
 submission is one job of day 31 at its own submit time, scored on every
 hardware type of the catalog, in one process that has already run a few
 submissions (warm). Per submission it times:
@@ -67,11 +69,13 @@ from leapml.schema import LAUNCH_COLUMNS
 MODELS = {
     "default": {},
     "published": dict(PUBLISHED),
-    "ordinal_hard": {"router": "ordinal", "combine": "hard", "base": None, "history_prior": None},
-    "multiclass_soft": {"router": "multiclass", "combine": "soft", "base": None, "history_prior": None},
-    # the default before the shared expert and the history blend
-    "ordinal_soft": {"base": None, "history_prior": None},
-    "default_50": {"n_estimators": 50},
+    "ordinal_hard": {"router": "ordinal", "combine": "hard", "base": None, "history_prior": None,
+                     "n_estimators": 100},
+    "multiclass_soft": {"router": "multiclass", "combine": "soft", "base": None,
+                        "history_prior": None, "n_estimators": 100},
+    # the default before the shared expert, the history blend and 50-tree experts
+    "ordinal_soft": {"base": None, "history_prior": None, "n_estimators": 100},
+    "default_100": {"n_estimators": 100},
 }
 
 

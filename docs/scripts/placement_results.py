@@ -37,7 +37,9 @@ def main() -> None:
     parser.add_argument("--nights", type=int, default=3)
     parser.add_argument("--window-days", type=int, default=30)
     parser.add_argument("--jobs-per-night", type=int, default=300)
-    parser.add_argument("--n-estimators", type=int, default=50)
+    parser.add_argument("--n-estimators", type=int, default=None,
+                        help="trees of every LightGBM model (default: each model's own)")
+    parser.add_argument("--threads", type=int, default=None, help="LightGBM threads per model")
     parser.add_argument("--held-out", default=None, help="a hardware type no model trains on")
     parser.add_argument("--seed", type=int, nargs="+", default=[0])
     parser.add_argument("--min-fit-probability", type=float, nargs="+", default=[0.5])
@@ -78,7 +80,7 @@ def main() -> None:
 
 def _run(args, seed, keep):
     fleet = simulate(args.preset, days=args.days, seed=seed)
-    models = default_models(random_state=seed, n_estimators=args.n_estimators)
+    models = default_models(random_state=seed, n_estimators=args.n_estimators, n_jobs=args.threads)
     return placement_backtest(
         fleet.attempts, fleet.hardware, oracle=fleet.expected_throughput,
         models={name: models[name] for name in keep}, window_days=args.window_days,

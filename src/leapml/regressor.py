@@ -43,8 +43,9 @@ from leapml._router import (
 __all__ = ["LeapRegressor"]
 
 
-#: The published configuration (13 bins, multiclass router, hard routing, experts on
-#: their own bin only, no small-data rule): ``LeapRegressor(**PUBLISHED)``.
+#: The published configuration (13 bins, multiclass router, hard routing, experts of 100
+#: trees on their own bin only and on log throughput itself, no small-data rule, no blend
+#: with the job's own runs): ``LeapRegressor(**PUBLISHED)``.
 PUBLISHED = {"n_bins": 13, "router": "multiclass", "combine": "hard", "n_estimators": 100,
              "expert_overlap": 0.0, "min_bin_rows": 1, "anchor": None, "base": None,
              "history_prior": None}
@@ -98,7 +99,7 @@ class LeapRegressor(PriorsMixin, IntervalsMixin, ExplainMixin, RegressorMixin, B
         jumping a bin (``docs/method.md``, "Levers").
     n_estimators : int, default=50
         Boosting rounds of each default LightGBM expert and of the default
-        router (the published method: 100). Behind a shared expert the bin
+        router (``PUBLISHED``: 100). Behind a shared expert the bin
         experts learn corrections, and 50 rounds measured as accurate as 100
         for a third less prediction time (``docs/method.md``, "Levers").
         Ignored for a user-given ``regressor`` / ``classifier``, which carry
