@@ -1,0 +1,71 @@
+"""The default LeapRegressor next to the published configuration and single LightGBM models.
+
+Reads the committed run of ``docs/scripts/results.py`` kept in
+``docs/results-data/production-v2`` (``production``, seed 0, ten nights; the
+command is in its ``run.json``) and prints the Markdown tables the first
+section of docs/results.md quotes: accuracy per slice and metric (medians
+over nights, in percent), the gap to the submission-time ceiling, and
+placement regret with known feasibility, from the run's report::
+
+    python docs/scripts/default_results.py
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+RUN = Path(__file__).resolve().parents[1] / "results-data" / "production-v2"
+SLICES = {"all": "all attempts", "job_new": "new jobs", "job_seen_before": "jobs seen before",
+          "table_covered": "table-covered attempts"}
+METRICS = {"within_20": "+-20%", "within_10": "+-10%",
+           "within_20_by_device_hours": "+-20%, by device-hours",
+           "within_10_by_device_hours": "+-10%, by device-hours"}
+MODELS = {"leap": "default", "leap_published": "published", "single_lightgbm": "one LightGBM (L1)",
+          "single_huber": "one LightGBM (Huber)"}
+
+
+def table() -> str:
+    """One row per slice and metric, one column per model."""
+    scores = pd.read_csv(RUN / "scores.csv")
+    lines = ["| slice | accuracy within | " + " | ".join(MODELS.values()) + " |",
+             "|---|---|" + "---|" * len(MODELS)]
+    for slice_, slice_name in SLICES.items():
+        rows = scores[scores["slice"] == slice_]
+        for metric, metric_name in METRICS.items():
+            medians = rows.groupby("model")[metric].median()
+            cells = " | ".join(f"{100 * medians[m]:.1f}%" for m in MODELS)
+            lines.append(f"| {slice_name} | {metric_name} | {cells} |")
+    return "\n".join(lines)
+
+
+def gap_table() -> str:
+    """Each model's gap to the submission-time ceiling (points, median over nights), all attempts."""
+    scores = pd.read_csv(RUN / "scores.csv")
+    rows = scores[scores["slice"] == "all"].pivot_table(index="night", columns="model",
+                                                         values="within_20")
+    gaps = rows.sub(rows["submission_ceiling"], axis=0).median()
+    lines = ["| model | gap to the submission ceiling, +-20% (points) |", "|---|---|"]
+    lines += [f"| {label} | {100 * gaps[model]:.1f} |" for model, label in MODELS.items()]
+    return "\n".join(lines)
+
+
+def regret_table() -> str:
+    """Mean and p90 regret among the types that truly fit, from the run's report."""
+    report = (RUN / "report.md").read_text()
+    known = report.split("## Placement regret with known feasibility", 1)[1].split("## ", 1)[0]
+    lines = ["| model | mean regret | p90 regret |", "|---|---|---|"]
+    for model, label in MODELS.items():
+        row = next(line for line in known.splitlines() if line.startswith(f"| {model} |"))
+        cells = [c.strip() for c in row.strip("|").split("|")]
+        lines.append(f"| {label} | {cells[1]} | {cells[2]} |")
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    print(table())
+    print()
+    print(gap_table())
+    print()
+    print(regret_table())
