@@ -249,14 +249,36 @@ def test_results_page_quotes_the_run_it_cites():
             assert abs(float(cells[-1]) - (high - low)) <= 0.1, row  # cells rounded to 0.05
 
 
-def test_default_model_section_quotes_the_script_it_names():
-    """The default model's tables in docs/results.md are what its script prints from the kept runs."""
+def test_default_model_section_quotes_the_run_it_keeps():
+    """The default model's tables in docs/results.md are what its script prints from the kept run."""
+    import json
+    import runpy
+
+    script = runpy.run_path(str(DOCS / "scripts" / "default_results.py"))
+    script["check_same_attempts"]()
+    page = (DOCS / "results.md").read_text()
+    section = page.split("## The default model (ten production nights)")[1].split("## The previous default")[0]
+    for line in "\n".join([script["table"](), script["gap_table"](), script["regret_table"]()]).splitlines():
+        assert line in section, line
+    run = json.loads((DOCS / "results-data" / "production-v2" / "run.json").read_text())
+    assert f"`{run['commit']}`" in section and run["command"].split(" --out")[0] in section
+    assert f"{round(run['seconds'] / 60)} minutes" in section
+    # every percentage of the prose is a cell of the kept run's tables or report
+    report = (DOCS / "results-data" / "production-v2" / "report.md").read_text()
+    percent = re.compile(r"(?<![\d.])-?\d+\.\d%")
+    allowed = set(percent.findall(report)) | set(percent.findall(section.split("What it says:")[0]))
+    prose = section.split("What it says:")[1]
+    assert not set(percent.findall(prose)) - allowed, sorted(set(percent.findall(prose)) - allowed)
+
+
+def test_previous_default_section_quotes_the_script_it_names():
+    """The previous default's tables in docs/results.md are what its script prints from the kept runs."""
     import json
     import runpy
 
     script = runpy.run_path(str(DOCS / "scripts" / "default_vs_published.py"))
     page = (DOCS / "results.md").read_text()
-    section = page.split("## The default model")[1].split("## Under the new protocol")[0]
+    section = page.split("## The previous default")[1].split("## Under the new protocol")[0]
     for line in (script["table"]() + "\n" + script["regret_table"]()).splitlines():
         assert line in section, line
     run = json.loads((DOCS / "results-data" / "production-default" / "run.json").read_text())

@@ -5,7 +5,10 @@ Reads the committed run of ``docs/scripts/results.py`` kept in
 command is in its ``run.json``) and prints the Markdown tables the first
 section of docs/results.md quotes: accuracy per slice and metric (medians
 over nights, in percent), the gap to the submission-time ceiling, and
-placement regret with known feasibility, from the run's report::
+placement regret with known feasibility, from the run's report. It first
+checks that the run scored the same attempts as the earlier run kept in
+``production-honest`` (the lookup table's, persistence's and both ceilings'
+scores equal on every night and slice)::
 
     python docs/scripts/default_results.py
 """
@@ -24,6 +27,17 @@ METRICS = {"within_20": "+-20%", "within_10": "+-10%",
            "within_10_by_device_hours": "+-10%, by device-hours"}
 MODELS = {"leap": "default", "leap_published": "published", "single_lightgbm": "one LightGBM (L1)",
           "single_huber": "one LightGBM (Huber)"}
+
+
+def check_same_attempts() -> None:
+    """Raise if the baselines' scores differ from the earlier run's: another fleet, or other rows."""
+    new = pd.read_csv(RUN / "scores.csv")
+    old = pd.read_csv(RUN.parent / "production-honest" / "scores.csv")
+    for model in ("lookup_table", "persistence", "ceiling", "submission_ceiling"):
+        a = old[old["model"] == model].set_index(["night", "slice"])["within_20"].sort_index()
+        b = new[new["model"] == model].set_index(["night", "slice"])["within_20"].sort_index()
+        if not a.equals(b):
+            raise SystemExit(f"the runs did not score the same attempts: {model} differs")
 
 
 def table() -> str:
@@ -64,6 +78,7 @@ def regret_table() -> str:
 
 
 if __name__ == "__main__":
+    check_same_attempts()
     print(table())
     print()
     print(gap_table())
