@@ -9,7 +9,7 @@ by device-hours, the gap to the submission-time ceiling, and the mean and p90
 placement regret with known feasibility. The table in docs/method.md ("Levers")
 comes from::
 
-    python benchmarks/bench_method_levers.py --preset small --nights 5
+    python benchmarks/bench_method_levers.py --preset small --nights 3 --seeds 0 1 2
 
 Configurations are named ``key=value,...`` over LeapRegressor's parameters
 (``None`` for None); ``--seeds`` repeats it on several simulated fleets (the
@@ -22,7 +22,7 @@ of 400 trees on the Huber loss instead of L1), ``single+history`` and
 ``single_huber+history`` (those single models with the default's blend with
 the job's own runs: a one-bin ``LeapRegressor`` around the model); and
 ``base_l1``, ``base_huber_0.3``, ``base_l2`` give the shared expert another
-loss (followed by ``,key=value`` for more parameters).
+loss, not monotone (followed by ``,key=value`` for more parameters).
 ``--no-model-sizes`` simulates the fleet without its model-size columns.
 """
 
@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
 from pathlib import Path
 
@@ -46,11 +47,13 @@ RESULTS = Path(__file__).parent / "results"
 DEFAULT_CONFIGS = (
     "published",
     "default",
+    "monotone_increasing=None",
     "base=None",
     "history_prior=None",
-    "base=None,history_prior=None",
-    "n_estimators=50",
+    "base=None,history_prior=None,n_estimators=100",
+    "n_estimators=100",
     "n_bins=5",
+    "base_l1",
     "single_huber",
     "single+history",
     "single_huber+history",
@@ -108,17 +111,7 @@ NAMED = {
     "base_l1": lambda: {"base": _base("l1")},
     "base_huber_0.3": lambda: {"base": _base("huber", alpha=0.3)},
     "base_l2": lambda: {"base": _base("l2")},
-    "base_monotone": lambda: {"base": _base("huber", monotone_constraints=_faster_hardware())},
 }
-
-
-def _faster_hardware() -> list[int]:
-    """LightGBM monotone constraints over ``feature_names()``: more peak or bandwidth, never slower."""
-    from leapml.features import feature_names
-
-    up = {"peak_tflops", "memory_bw_gbps", "intra_node_bw_gbps", "inter_node_bw_gbps",
-          "communication_bw_gbps", "total_peak_tflops", "total_memory_bw_gbps"}
-    return [int(name in up) for name in feature_names()]
 
 
 def make_model(text: str, seed: int):
@@ -173,7 +166,8 @@ def main() -> None:
     seeds = "-".join(map(str, args.seeds))
     out = Path(args.out) if args.out else RESULTS / f"method_levers_{args.preset}_seeds{seeds}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps({"preset": args.preset, "nights": args.nights,
+    command = " ".join(["python", "benchmarks/bench_method_levers.py", *sys.argv[1:]])
+    out.write_text(json.dumps({"command": command, "preset": args.preset, "nights": args.nights,
                                "window_days": args.window_days, "seeds": args.seeds,
                                "model_sizes": not args.no_model_sizes,
                                "seconds": round(seconds), "table": table.to_dict("records")},

@@ -1,9 +1,12 @@
 """LeapRegressor against one LightGBM median regressor on a 7-orders-of-magnitude target.
 
 Data: ``tests/_synthetic.py`` (throughput from 10^-1 to 10^6), 20,000 training
-and 5,000 test rows, three seeds. References: one LightGBM L1 regressor on
-``log(y)`` with the same per-model settings as one expert (100 trees), and
-one with the cascade's whole expert budget (13 x 100 = 1,300 trees).
+and 5,000 test rows, three seeds. Models: the default ``LeapRegressor``, the
+default without its shared expert (``base=None``), and the published
+configuration (``leapml.PUBLISHED``: 13 bins x 100 trees, multiclass router,
+hard routing). References: one LightGBM L1 regressor on ``log(y)`` with the
+published per-expert settings (100 trees), and one with the published
+cascade's whole expert budget (13 x 100 = 1,300 trees).
 Prints accuracy within +-20 % and +-10 % and the fit time, and, for the
 cascade, two diagnostics on the test rows: how often the router picks the
 expert that fits the row best, and the accuracy if it always did ("oracle").
@@ -24,7 +27,7 @@ from lightgbm import LGBMRegressor
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from _synthetic import make_throughput_regression
 
-from leapml import LeapRegressor
+from leapml import PUBLISHED, LeapRegressor
 from leapml._cascade import predict_expert
 from leapml.evaluation.metrics import within_tolerance
 
@@ -52,7 +55,8 @@ def _categorical(X):
 def _router_diagnostics(model, X, y):
     """Share of rows routed to their best expert, and within-20% under perfect routing."""
     encoded = model._validate_X(X, reset=False)
-    logs = np.column_stack([predict_expert(e, encoded) for e in model.regressors_])
+    offset = model._offset(encoded)
+    logs = offset + np.column_stack([predict_expert(e, encoded) for e in model.regressors_])
     best = np.argmin(np.abs(logs - np.log(y)[:, None]), axis=1)
     router_hits = float(np.mean(model.predict_bin(X) == best))
     oracle = within_tolerance(y, np.exp(logs[np.arange(len(y)), best]))
@@ -68,10 +72,11 @@ def main(argv=None):
     args = parser.parse_args(argv)
 
     models = {
-        "LeapRegressor (13 bins x 100 trees, hard)": lambda s: LeapRegressor(
-            n_jobs=args.threads, random_state=s),
-        "LeapRegressor (13 bins x 100 trees, soft)": lambda s: LeapRegressor(
-            combine="soft", n_jobs=args.threads, random_state=s),
+        "LeapRegressor, default": lambda s: LeapRegressor(n_jobs=args.threads, random_state=s),
+        "LeapRegressor, default, base=None": lambda s: LeapRegressor(
+            base=None, n_jobs=args.threads, random_state=s),
+        "LeapRegressor, published": lambda s: LeapRegressor(
+            **PUBLISHED, n_jobs=args.threads, random_state=s),
         "LightGBM L1 on log y, 100 trees": lambda s: LogMedianLightGBM(100, args.threads, s),
         "LightGBM L1 on log y, 1300 trees": lambda s: LogMedianLightGBM(1300, args.threads, s),
     }
