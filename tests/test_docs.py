@@ -284,3 +284,60 @@ def test_previous_default_section_quotes_the_script_it_names():
     run = json.loads((DOCS / "results-data" / "production-default" / "run.json").read_text())
     assert f"`{run['commit']}`" in section and run["command"].split(" --out")[0] in section
     assert f"{round(run['seconds'] / 60)} minutes" in section
+
+
+#: Row labels of docs/method.md's lever tables -> the configuration names of the kept runs.
+_LEVER_ROWS = {
+    "levers_small_seeds012.json": {
+        "single LightGBM (L1), 400 trees: the reference": "single_lightgbm",
+        "published": "published",
+        "previous default (ordinal, soft, 100 trees, no shared expert, no blend)":
+            "base=None,history_prior=None,n_estimators=100",
+        "**default**": "default",
+        "default, not monotone (`monotone_increasing=None`)": "monotone_increasing=None",
+        "default, no shared expert (`base=None`)": "base=None",
+        "default, no blend (`history_prior=None`)": "history_prior=None",
+        "default, 100 trees": "n_estimators=100",
+        "default, 5 bins": "n_bins=5",
+        "default, shared expert on L1 (`base_l1`)": "base_l1",
+        "single LightGBM (Huber), 400 trees": "single_huber",
+        "single LightGBM (L1) with the blend": "single+history",
+        "single LightGBM (Huber) with the blend": "single_huber+history",
+    },
+    "levers_small_seeds012_base_losses.json": {
+        "Huber, threshold 0.9 (kept)": "default",
+        "Huber, threshold 0.3": "base_huber_0.3",
+        "least squares": "base_l2",
+        "L1": "base_l1",
+        "Huber, anchored on the history estimate": "anchor=history_log_throughput_estimate",
+        "L1, anchored on the history estimate": "base_l1,anchor=history_log_throughput_estimate",
+    },
+}
+
+
+@pytest.mark.parametrize("run", sorted(_LEVER_ROWS))
+def test_method_lever_tables_are_the_kept_runs(run):
+    """Every cell of a lever table in docs/method.md is the kept run's mean over seeds."""
+    import json
+
+    import pandas as pd
+
+    table = pd.DataFrame(json.loads((DOCS / "results-data" / "method-levers" / run).read_text())["table"])
+    means = table.groupby("model").mean(numeric_only=True)
+    page = (DOCS / "method.md").read_text().split("## Levers")[1].split("## Inputs")[0]
+    tables = [block for block in page.split("\n\n") if block.startswith("| ")]
+    rows = _LEVER_ROWS[run]
+    table_text = next(t for t in tables if all(f"| {label} |" in t for label in rows))
+    header, _, *lines = table_text.splitlines()
+    columns = {"within +-20%": "within_20", "within +-10%": "within_10", "new jobs +-20%": "new_jobs_20",
+               "new jobs +-10%": "new_jobs_10", "device-hours +-20%": "device_hours_20",
+               "gap to submission ceiling": "gap_to_submission_ceiling", "mean regret": "mean_regret",
+               "p90 regret": "p90_regret"}
+    names = [columns[c.strip()] for c in header.strip("|").split("|")[1:]]
+    assert len(lines) == len(rows)
+    for line in lines:
+        label, *cells = [c.strip() for c in line.strip("|").split("|")]
+        model = rows[label]
+        for name, cell in zip(names, cells, strict=True):
+            assert float(cell.strip("*")) == pytest.approx(round(means.loc[model, name], 1), abs=1e-9), \
+                (label, name)

@@ -156,3 +156,28 @@ def test_calibration_rows_are_the_outcomes_known_on_the_last_day_whenever_submit
     with pytest.raises(ValueError, match="nothing to calibrate"):
         fit_calibrated(_Recorder(), X, np.ones(5), rows=rows, known=known,
                        end=pd.Timestamp("2026-01-20"), calibration_days=1)
+
+
+class _Counter(_Recorder):
+    """A recorder of how many rows it was fitted and calibrated on (any features)."""
+
+    def fit(self, X, y):
+        self.fitted_on_ = len(X)
+        return self
+
+    def calibrate(self, X, y, *, groups=None):
+        self.calibrated_on_ = len(X)
+        return self
+
+
+@pytest.mark.parametrize("calibration_days", [0, 1, 2])
+def test_window_counts_are_the_rows_fit_window_fits_and_holds_back(tiny_fleet, calibration_days):
+    """What ``leapml fit`` reports is what the fit read, long runs that ended late included."""
+    from leapml.training import fit_window, window_counts
+
+    fitted = fit_window(tiny_fleet.attempts, tiny_fleet.hardware, window_days=5, model=_Counter(),
+                        calibration_days=calibration_days)
+    counts = window_counts(tiny_fleet.attempts, tiny_fleet.hardware, window_days=5,
+                           calibration_days=calibration_days)
+    assert counts == (fitted.fitted_on_, getattr(fitted, "calibrated_on_", 0))
+    assert (counts[1] > 0) == (calibration_days > 0)

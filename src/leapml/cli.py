@@ -311,6 +311,7 @@ def _fit(args) -> int:
     from .model_file import save
     from .placement import fit_feasibility, fit_window
     from .regressor import PUBLISHED, LeapRegressor
+    from .training import window_counts
 
     attempts, hardware, _ = _load_log(args)
     params = dict(PUBLISHED) if args.published else {"router": args.router}
@@ -327,24 +328,14 @@ def _fit(args) -> int:
     seconds = time.perf_counter() - started
     save(fitted, out, feasibility=feasibility)
     with_feasibility = "" if feasibility is None else " with its feasibility model"
-    fit_rows, calibration_rows = _window_rows(attempts, args.window_days, args.calibration_days)
+    fit_rows, calibration_rows = window_counts(attempts, hardware, window_days=args.window_days,
+                                               calibration_days=args.calibration_days)
     held_back = (f" ({calibration_rows:,} more held back to calibrate intervals)"
                  if args.calibration_days else "")
     print(f"fitted on {fit_rows:,} completed attempts of the last {args.window_days} days"
           f"{held_back}: {fitted.n_features_in_} features, {fitted.n_bins_} bins, "
           f"{model.router} router, {seconds:.1f} s; model{with_feasibility} written to {out}")
     return 0
-
-
-def _window_rows(attempts: pd.DataFrame, window_days: int, calibration_days: int) -> tuple[int, int]:
-    """Completed attempts ``fit_window`` fits on, and those it holds back to calibrate."""
-    from ._calendar import add_days
-
-    end = add_days(attempts["submit_time"].max(), 1)
-    completed = attempts["status"].astype(str) == "ok"
-    in_window = completed & (attempts["submit_time"] >= add_days(end, -window_days))
-    held_back = completed & (attempts["submit_time"] >= add_days(end, -calibration_days))
-    return int((in_window & ~held_back).sum()), int(held_back.sum())
 
 
 def _output_file(out: str) -> Path:

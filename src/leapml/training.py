@@ -18,7 +18,7 @@ from .schema import validate_attempts, validate_hardware
 
 __all__ = ["EVIDENCE_COLUMNS", "FEASIBILITY_FEATURES", "MEMORY_FLOOR_COLUMNS",
            "MEMORY_FLOOR_LOAD", "MONOTONE_FEATURES", "completed_between", "fit_calibrated",
-           "fit_feasibility", "fit_window", "history_groups"]
+           "fit_feasibility", "fit_window", "history_groups", "window_counts"]
 
 #: Pairs a type must have completed before :func:`fit_feasibility`'s model lets a job fit there.
 EVIDENCE_COLUMNS = [("model_family", "hardware_type"), ("precision", "hardware_type")]
@@ -190,16 +190,44 @@ def fit_calibrated(model, X, y, *, rows, known, end, calibration_days: int):
         The fitted (and calibrated) clone.
     """
     rows = np.asarray(rows, dtype=bool)
-    held_back = rows & (known >= add_days(end, -calibration_days, keep_time=True)).to_numpy()
+    held_back = _held_back(rows, known, end, calibration_days)
     if calibration_days and (not held_back.any() or held_back.sum() == rows.sum()):
         raise ValueError(f"the last {calibration_days} day(s) of the window hold no completed "
                          "attempt, or all of them: nothing to calibrate on, or to fit")
-    if not calibration_days:
-        held_back[:] = False
     fitted = clone(model).fit(X[rows & ~held_back], y[rows & ~held_back])
     if calibration_days:
         fitted.calibrate(X[held_back], y[held_back], groups=history_groups(X[held_back]))
     return fitted
+
+
+def window_counts(attempts: pd.DataFrame, hardware: pd.DataFrame, *, window_days: int = 30,
+                  calibration_days: int = 0, until=None, outcome_known: str | None = None
+                  ) -> tuple[int, int]:
+    """How many completed attempts :func:`fit_window` fits on, and how many it holds back.
+
+    The same rows as ``fit_window`` with the same arguments: the window of
+    :func:`completed_between`, less its last ``calibration_days`` days of
+    outcomes.
+
+    Examples
+    --------
+    >>> from leapml.fleet import simulate
+    >>> fleet = simulate("tiny", days=4, seed=1)
+    >>> fit, held_back = window_counts(fleet.attempts, fleet.hardware, window_days=3, calibration_days=1)
+    >>> fit > held_back > 0
+    True
+    """
+    _, window, end, known = _window(attempts, hardware, window_days, until, "completed", ("ok",),
+                                    outcome_known)
+    held_back = _held_back(window, known, end, calibration_days)
+    return int((window & ~held_back).sum()), int(held_back.sum())
+
+
+def _held_back(rows, known, end, calibration_days: int) -> np.ndarray:
+    """The rows of ``rows`` whose outcome became known in the last ``calibration_days`` days."""
+    if not calibration_days:
+        return np.zeros(len(rows), dtype=bool)
+    return rows & (known >= add_days(end, -calibration_days, keep_time=True)).to_numpy()
 
 
 def _window(attempts, hardware, window_days, until, what, statuses, outcome_known):
