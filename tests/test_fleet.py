@@ -13,7 +13,7 @@ from leapml.fleet import (
     model_catalog,
     simulate,
 )
-from leapml.schema import MODEL_SIZE_COLUMNS, LAUNCH_COLUMNS, validate_attempts, validate_hardware
+from leapml.schema import LAUNCH_COLUMNS, MODEL_SIZE_COLUMNS, validate_attempts, validate_hardware
 
 
 @pytest.fixture(scope="module")

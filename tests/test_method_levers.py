@@ -6,8 +6,8 @@ import pytest
 from _synthetic import make_throughput_regression
 
 from leapml import PUBLISHED, LeapRegressor, load, save
-from leapml.regressor import HISTORY_COLUMNS
 from leapml._cascade import _expert_rows
+from leapml.regressor import HISTORY_COLUMNS
 
 
 def test_small_logs_get_fewer_bins_and_a_warning_that_says_why():
