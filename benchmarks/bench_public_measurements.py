@@ -27,6 +27,13 @@ frequent model types). Accuracy is the share of measurements predicted
 within +-20 % and +-10 %; an abstention (spec scaling without an earlier
 measurement, a key the table lacks) is a miss, and coverage is printed.
 
+``--monotone-levers`` scores, instead of the published configuration and the
+baselines, the default beside the default without monotone constraints
+(``leap_not_monotone``) and two wider ones: also in the
+job's log ratios of peak FLOP/s and bandwidth to the type it last ran on
+(``leap_monotone_ratios``), and in those and the features that estimate the
+throughput itself (``leap_monotone_estimates``: :data:`THROUGHPUT_ESTIMATES`).
+
 Run: ``python benchmarks/bench_public_measurements.py --data ../shared/data/public``
 (``--threads``, ``--min-rows``, ``--folds``; writes
 ``benchmarks/results/public_measurements.json``).
@@ -52,6 +59,33 @@ from leapml.evaluation.baselines import (
 )
 from leapml.evaluation.metrics import coverage, within_tolerance
 from leapml.features import build_features
+from leapml.regressor import FASTER_HARDWARE
+
+#: How much faster the candidate type is than the one the job last ran on.
+SPEC_RATIOS = ("log_peak_tflops_ratio_to_last_hardware", "log_memory_bw_ratio_to_last_hardware")
+#: Features that estimate the throughput itself: the prediction should not fall as they rise.
+THROUGHPUT_ESTIMATES = (
+    "job_config_mean_log_throughput_same_hardware", "job_last_throughput_same_hardware",
+    "job_mean_log_throughput_same_hardware", "job_last_throughput_any_hardware",
+    "job_mean_log_throughput_any_hardware", "job_last_throughput_scaled_by_peak",
+    "model_type_log_throughput_estimate_same_hardware",
+    "model_type_log_throughput_estimate_any_hardware", "log_roofline_throughput",
+    "history_log_throughput_estimate",
+)
+
+
+def monotone_levers(threads: int) -> dict:
+    """The default and the default with wider monotone constraints (``--monotone-levers``)."""
+    return {
+        "leap_default": LeapRegressor(random_state=0, n_jobs=threads),
+        "leap_not_monotone": LeapRegressor(random_state=0, n_jobs=threads, monotone_increasing=None),
+        "leap_monotone_ratios": LeapRegressor(random_state=0, n_jobs=threads,
+                                              monotone_increasing=FASTER_HARDWARE + SPEC_RATIOS),
+        "leap_monotone_estimates": LeapRegressor(
+            random_state=0, n_jobs=threads,
+            monotone_increasing=FASTER_HARDWARE + SPEC_RATIOS + THROUGHPUT_ESTIMATES),
+        "single_lightgbm": single_model_reference(n_jobs=threads),
+    }
 
 
 def models(threads: int) -> dict:
@@ -88,7 +122,7 @@ def hardware_splits(attempts: pd.DataFrame, min_rows: int):
         yield f"held out {name}", train, attempts[held], train
 
 
-def score_split(split, catalog, threads: int) -> tuple[pd.DataFrame, dict]:
+def score_split(split, catalog, threads: int, make_models=None) -> tuple[pd.DataFrame, dict]:
     """Fit every model on one split; the test rows' predictions and each model's fit seconds."""
     name, train, test, history = split
     X_train = build_features(train, catalog)
@@ -97,7 +131,7 @@ def score_split(split, catalog, threads: int) -> tuple[pd.DataFrame, dict]:
     rows = pd.DataFrame({"split": name, "source": test["source"].to_numpy(),
                          "throughput": test["throughput"].to_numpy(dtype=float)})
     seconds = {}
-    for model_name, model in models(threads).items():
+    for model_name, model in (make_models or models)(threads).items():
         start = time.perf_counter()
         model.fit(X_train, y_train)
         seconds[model_name] = time.perf_counter() - start
@@ -133,6 +167,8 @@ def main(argv=None) -> int:
     parser.add_argument("--min-rows", type=int, default=100, help="hold out types with this many rows")
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--out", type=Path, default=Path(__file__).parent / "results" / "public_measurements.json")
+    parser.add_argument("--monotone-levers", action="store_true",
+                        help="score the default beside wider monotone constraints instead")
     args = parser.parse_args(argv)
     started = time.perf_counter()
     specs = pd.read_csv(args.specs or args.data.parent / "hardware_specs.csv")
@@ -147,7 +183,8 @@ def main(argv=None) -> int:
     splits = [("jobs", s) for s in job_splits(attempts, args.folds)]
     splits += [("hardware", s) for s in hardware_splits(attempts, args.min_rows)]
     for protocol, split in splits:
-        rows, seconds = score_split(split, log.hardware, args.threads)
+        rows, seconds = score_split(split, log.hardware, args.threads,
+                                    monotone_levers if args.monotone_levers else models)
         frames.append(rows.assign(protocol=protocol))
         fit_seconds.append(seconds)
         print(f"  {split[0]}: {len(rows)} test rows, leap fit {seconds['leap_default']:.1f} s", flush=True)

@@ -257,7 +257,7 @@ def test_default_model_section_quotes_the_run_it_keeps():
     script = runpy.run_path(str(DOCS / "scripts" / "default_results.py"))
     script["check_same_attempts"]()
     page = (DOCS / "results.md").read_text()
-    section = page.split("## The default model (ten production nights)")[1].split("## The previous default")[0]
+    section = page.split("## The default model (ten production nights)")[1].split("\n## ")[0]
     for line in "\n".join([script["table"](), script["gap_table"](), script["regret_table"]()]).splitlines():
         assert line in section, line
     run = json.loads((DOCS / "results-data" / "production-v2" / "run.json").read_text())

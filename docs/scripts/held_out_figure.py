@@ -1,0 +1,86 @@
+"""Draw the held-out figures of docs/results.md from the kept runs of ``bench_held_out.py``.
+
+Run from the repository root::
+
+    python docs/scripts/held_out_figure.py
+
+It reads ``docs/results-data/method-levers/held_out_small_hardware.csv`` and
+``held_out_small_family.csv`` (the tables ``python benchmarks/bench_held_out.py
+--preset small --by hardware_type`` and ``--by model_family`` write) and
+writes ``docs/img/held_out_hardware.svg`` and ``docs/img/held_out_family.svg``:
+for every group held out, the points lost within +-20% by each model, sorted
+by the default model's drop, with the published drop as a line. It also
+prints each model's median, mean and worst drop and how many groups lose more
+than the published figure.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+
+plt.rcParams["svg.hashsalt"] = "leapml-docs"
+plt.rcParams["font.family"] = "DejaVu Sans"
+
+DOCS = Path(__file__).resolve().parents[1]
+DATA = DOCS / "results-data" / "method-levers"
+#: The published drop within +-20% for a new hardware type and an unseen model family.
+PUBLISHED_DROP = {"hardware_type": 37.0, "model_family": 49.7}
+LABELS = {"leap": "default LeapRegressor", "single_lightgbm": "single LightGBM (400 trees)",
+          "leap_published": "published configuration"}
+
+
+def summary(table: pd.DataFrame, by: str) -> pd.DataFrame:
+    """Median, mean and worst drop per model, and the groups that lose more than published."""
+    drops = table.groupby("model", sort=False)["drop_points"]
+    out = pd.DataFrame({"median": drops.median(), "mean": drops.mean(), "worst": drops.max(),
+                        "groups": drops.size(),
+                        "above_published": drops.apply(lambda d: int((d > PUBLISHED_DROP[by]).sum()))})
+    return out.round(1)
+
+
+def draw(table: pd.DataFrame, by: str, out: Path) -> None:
+    """One horizontal bar per group and model: the points lost within +-20%."""
+    wide = table.pivot(index=by, columns="model", values="drop_points")
+    wide = wide.sort_values(wide.columns[0] if "leap" not in wide else "leap")
+    models = [m for m in LABELS if m in wide] + [m for m in wide if m not in LABELS]
+    height = 0.8 / len(models)
+    fig, ax = plt.subplots(figsize=(7.5, 0.32 * len(wide) + 1.4))
+    positions = np.arange(len(wide))
+    for k, model in enumerate(models):
+        ax.barh(positions + (k - (len(models) - 1) / 2) * height, wide[model], height=height,
+                label=LABELS.get(model, model))
+    ax.axvline(PUBLISHED_DROP[by], color="black", linestyle="--", linewidth=1,
+               label=f"published drop ({PUBLISHED_DROP[by]:g} points)")
+    ax.set_yticks(positions, wide.index)
+    ax.set_xlabel("points lost within +-20% when held out (in distribution minus held out)")
+    what = "hardware type" if by == "hardware_type" else "model family"
+    ax.set_title(f"Every {what} held out in turn (small fleet, seed 0)", fontsize=10)
+    ax.legend(fontsize=8, loc="lower right")
+    ax.grid(axis="x", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(out, metadata={"Date": None})
+    plt.close(fig)
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path, default=DATA)
+    parser.add_argument("--img", type=Path, default=DOCS / "img")
+    args = parser.parse_args(argv)
+    for by, name in (("hardware_type", "hardware"), ("model_family", "family")):
+        table = pd.read_csv(args.data / f"held_out_small_{name}.csv")
+        table = table[table["by"] == by]
+        print(f"{by}:\n{summary(table, by).to_string()}\n")
+        draw(table, by, args.img / f"held_out_{name}.svg")
+
+
+if __name__ == "__main__":
+    main()
