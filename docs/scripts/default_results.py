@@ -18,13 +18,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pandas as pd
+from default_vs_published import slice_table
 
 RUN = Path(__file__).resolve().parents[1] / "results-data" / "production-v2"
-SLICES = {"all": "all attempts", "job_new": "new jobs", "job_seen_before": "jobs seen before",
-          "table_covered": "table-covered attempts"}
-METRICS = {"within_20": "+-20%", "within_10": "+-10%",
-           "within_20_by_device_hours": "+-20%, by device-hours",
-           "within_10_by_device_hours": "+-10%, by device-hours"}
 MODELS = {"leap": "default", "leap_published": "published", "single_lightgbm": "one LightGBM (L1)",
           "single_huber": "one LightGBM (Huber)"}
 
@@ -42,16 +38,7 @@ def check_same_attempts() -> None:
 
 def table() -> str:
     """One row per slice and metric, one column per model."""
-    scores = pd.read_csv(RUN / "scores.csv")
-    lines = ["| slice | accuracy within | " + " | ".join(MODELS.values()) + " |",
-             "|---|---|" + "---|" * len(MODELS)]
-    for slice_, slice_name in SLICES.items():
-        rows = scores[scores["slice"] == slice_]
-        for metric, metric_name in METRICS.items():
-            medians = rows.groupby("model")[metric].median()
-            cells = " | ".join(f"{100 * medians[m]:.1f}%" for m in MODELS)
-            lines.append(f"| {slice_name} | {metric_name} | {cells} |")
-    return "\n".join(lines)
+    return slice_table(pd.read_csv(RUN / "scores.csv"), MODELS)
 
 
 def gap_table() -> str:

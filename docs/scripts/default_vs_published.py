@@ -43,14 +43,18 @@ def scores() -> pd.DataFrame:
 
 def table() -> str:
     """The Markdown table: one row per slice and metric, one column per model."""
-    frame = scores()
-    lines = ["| slice | accuracy within | " + " | ".join(MODELS.values()) + " |",
-             "|---|---|" + "---|" * len(MODELS)]
+    return slice_table(scores(), MODELS)
+
+
+def slice_table(frame: pd.DataFrame, models: dict) -> str:
+    """Medians over nights of ``frame`` (a run's scores): a row per slice and metric, a column per model."""
+    lines = ["| slice | accuracy within | " + " | ".join(models.values()) + " |",
+             "|---|---|" + "---|" * len(models)]
     for slice_, slice_name in SLICES.items():
         rows = frame[frame["slice"] == slice_]
         for metric, metric_name in METRICS.items():
             medians = rows.groupby("model")[metric].median()
-            cells = " | ".join(f"{100 * medians[m]:.1f}%" for m in MODELS)
+            cells = " | ".join(f"{100 * medians[m]:.1f}%" for m in models)
             lines.append(f"| {slice_name} | {metric_name} | {cells} |")
     return "\n".join(lines)
 
