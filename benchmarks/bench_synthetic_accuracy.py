@@ -55,7 +55,7 @@ def _categorical(X):
 def _router_diagnostics(model, X, y):
     """Share of rows routed to their best expert, and within-20% under perfect routing."""
     encoded = model._validate_X(X, reset=False)
-    offset = model._offset(encoded)
+    offset = np.reshape(model._offset(encoded), (-1, 1))  # a scalar 0 without a shared expert
     logs = offset + np.column_stack([predict_expert(e, encoded) for e in model.regressors_])
     best = np.argmin(np.abs(logs - np.log(y)[:, None]), axis=1)
     router_hits = float(np.mean(model.predict_bin(X) == best))

@@ -341,3 +341,24 @@ def test_method_lever_tables_are_the_kept_runs(run):
         for name, cell in zip(names, cells, strict=True):
             assert float(cell.strip("*")) == pytest.approx(round(means.loc[model, name], 1), abs=1e-9), \
                 (label, name)
+
+
+@pytest.mark.parametrize(("by", "name"), [("hardware_type", "hardware"), ("model_family", "family")])
+def test_held_out_figures_quote_the_kept_runs(by, name):
+    """The held-out paragraphs of docs/results.md quote the summaries of the kept tables."""
+    import pandas as pd
+    from held_out_figure import summary
+
+    table = pd.read_csv(DOCS / "results-data" / "method-levers" / f"held_out_small_{name}.csv")
+    stats = summary(table[table["by"] == by], by)
+    page = (DOCS / "results.md").read_text()
+    what = "A **new hardware type**" if by == "hardware_type" else "An **unseen model family**"
+    paragraph = page.split(what)[1].split("\n\n")[0]
+    default, single = stats.loc["leap"], stats.loc["single_lightgbm"]
+    flat = " ".join(paragraph.split())
+    assert f"median of {default['median']} points" in flat
+    assert f"mean {default['mean']}" in flat and f"to {default['worst']})" in flat
+    assert f"{single['median']} for the single model (mean {single['mean']}" in flat
+    assert f"for {int(default['above_published'])} of 24" in flat
+    assert f"(single model: {int(single['above_published'])})" in flat
+    assert (DOCS / "img" / f"held_out_{name}.svg").exists()
