@@ -83,6 +83,23 @@ def test_rank_orders_every_candidate_of_each_submission(fleet_dir, model_file, t
         assert (per_cost[:-1] >= per_cost[1:]).all()
 
 
+def test_rank_if_none_fit_gives_every_submission_a_type(fleet_dir, model_file, tmp_path):
+    sub_path = _submissions_file(fleet_dir, tmp_path, 6)
+    out = tmp_path / "ranked.csv"
+    # a threshold no candidate reaches: skipped, no submission has a rankable type
+    args = ["rank", "--model", str(model_file), "--fleet", str(fleet_dir), "--submissions",
+            str(sub_path), "--out", str(out), "--min-fit-probability", "1"]
+    assert main(args) == 0
+    skipped = pd.read_csv(out)
+    stuck = ~skipped.groupby("job_id")["rankable"].any()
+    assert stuck.any()
+    assert main([*args, "--if-none-fit", "most_likely"]) == 0
+    ranked = pd.read_csv(out)
+    assert ranked.groupby("job_id")["rankable"].any().all()
+    first = ranked[ranked["rank"] == 1].set_index("job_id")
+    assert (first.loc[stuck[stuck].index, "reason"] == "most likely to fit, below threshold").all()
+
+
 def _submissions_file(fleet_dir, tmp_path, n):
     """A CSV of the fleet's first ``n`` jobs, as a user would hand them over."""
     from leapml.fleet import load_fleet

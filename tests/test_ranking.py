@@ -217,3 +217,41 @@ def test_rank_arrays_ranks_each_job_and_names_its_problems():
         with pytest.raises(ValueError, match=match):
             rank_arrays(arguments.pop("job_codes"), arguments.pop("hardware_codes"), names,
                         arguments.pop("throughput"), arguments.pop("hourly"), **arguments)
+
+
+def test_a_job_none_of_whose_types_is_likely_to_fit_gets_its_most_likely_one_on_request():
+    names = ["a100", "h100", "l4", "mi300"]
+    # job 0: every type below the threshold, h100 and mi300 the most likely (a tie), l4 marked
+    # infeasible and a100 unpredicted; job 1: one type likely enough, so nothing changes for it
+    jobs, types = np.array([0, 0, 0, 0, 1, 1]), np.array([0, 1, 2, 3, 0, 1])
+    throughput = np.array([np.nan, 100.0, 500.0, 300.0, 50.0, 80.0])
+    hourly = np.ones(6)
+    probability = np.array([0.45, 0.3, 0.45, 0.3, 0.9, 0.2])
+    feasible = np.array([True, True, False, True, True, True])
+    kwargs = {"fit_probability": probability, "feasible": feasible}
+    _, skipped = rank_arrays(jobs, types, names, throughput, hourly, **kwargs)
+    assert not skipped["rankable"][:4].any()
+    order, columns = rank_arrays(jobs, types, names, throughput, hourly, if_none_fit="most_likely",
+                                 **kwargs)
+    ranked = pd.DataFrame({"row": order, **columns})
+    first = ranked[jobs[order] == 0]
+    # the two most likely (0.3 is the highest among the predicted, not-marked ones), by throughput
+    assert first["row"].tolist()[:2] == [3, 1] and first["rankable"].tolist() == [True, True, False, False]
+    assert first["reason"].tolist()[:2] == ["most likely to fit, below threshold"] * 2
+    # the unpredicted a100 keeps the first reason that applies to it
+    assert set(first["reason"].tolist()[2:]) == {"marked infeasible", "fit probability below threshold"}
+    second = ranked[jobs[order] == 1]
+    pd.testing.assert_frame_equal(second.reset_index(drop=True),
+                                  pd.DataFrame({"row": order, **skipped})[jobs[order] == 1]
+                                  .reset_index(drop=True))
+    with pytest.raises(ValueError, match="if_none_fit must be one of"):
+        rank_arrays(jobs, types, names, throughput, hourly, if_none_fit="best")
+
+
+def test_rank_candidates_passes_if_none_fit_on():
+    frame = pd.DataFrame({"job_id": ["j", "j"], "hardware_type": ["a", "b"],
+                          "predicted_throughput": [10.0, 20.0], "fit_probability": [0.2, 0.1]})
+    skipped = rank_candidates(frame, cost={"a": 1.0, "b": 1.0})
+    assert not skipped["rankable"].any()
+    ranked = rank_candidates(frame, cost={"a": 1.0, "b": 1.0}, if_none_fit="most_likely")
+    assert ranked["hardware_type"].tolist() == ["a", "b"] and ranked["rankable"].tolist() == [True, False]

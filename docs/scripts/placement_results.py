@@ -7,7 +7,9 @@ simulated fleets and adds the mean over them; ``--min-fit-probability 0.5
 0.9`` scores learned feasibility at each threshold; ``--policies leap``
 keeps the run to the cascade; ``--no-memory-floors`` measures the
 feasibility model as it was before its memory floors and ceilings;
-``--no-memory-ceilings`` the default one less its memory ceilings).
+``--no-memory-ceilings`` the default one less its memory ceilings;
+``--if-none-fit most_likely`` gives a job no type is likely enough to fit
+its most likely type instead of a failed launch).
 """
 
 from __future__ import annotations
@@ -47,6 +49,8 @@ def main() -> None:
                         help="the feasibility model without memory floors, as before them")
     parser.add_argument("--no-memory-ceilings", action="store_true",
                         help="the default feasibility model without its memory ceilings")
+    parser.add_argument("--if-none-fit", choices=("skip", "most_likely"), default="skip",
+                        help="a job with no type likely enough to fit: a failed launch, or its most likely type")
     parser.add_argument("--policies", nargs="+", choices=_POLICIES, default=None,
                         help="default: all four, or leap alone with --held-out")
     args = parser.parse_args()
@@ -86,7 +90,7 @@ def _run(args, seed, keep):
         models={name: models[name] for name in keep}, window_days=args.window_days,
         nights=args.nights, jobs_per_night=args.jobs_per_night,
         min_fit_probability=args.min_fit_probability, feasibility=_feasibility(args),
-        held_out_hardware=args.held_out, random_state=seed,
+        held_out_hardware=args.held_out, random_state=seed, if_none_fit=args.if_none_fit,
     )
 
 

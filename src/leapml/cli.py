@@ -197,6 +197,9 @@ def _add_predict_and_rank(sub) -> None:
                                 "file holds a feasibility model (default: %(default)s)")
             p.add_argument("--objective", choices=_OBJECTIVES, default=_OBJECTIVES[0],
                            help="what orders the candidates (default: %(default)s)")
+            p.add_argument("--if-none-fit", choices=("skip", "most_likely"), default="skip",
+                           help="a submission no type is likely enough to fit: no rankable "
+                                "type (skip), or its types most likely to fit (default: %(default)s)")
             p.add_argument("--coverage", type=float, default=0.8,
                            help="coverage of the prediction intervals (default: %(default)s)")
             p.add_argument("--explain", action="store_true",
@@ -413,7 +416,8 @@ def _rank(args) -> int:
     try:
         ranked = place(model, submissions, hardware, history=attempts, top_k=args.top_k,
                        feasibility=feasibility, min_fit_probability=args.min_fit_probability,
-                       coverage=args.coverage, objective=args.objective)
+                       coverage=args.coverage, objective=args.objective,
+                       if_none_fit=args.if_none_fit)
     except RowsSchemaError as err:
         # the rows named are those of the candidate table, one per submission and type
         raise SchemaError(f"{args.submissions} (as candidate rows, one per submission and "

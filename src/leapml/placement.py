@@ -283,6 +283,7 @@ def place(
     min_fit_probability: float = 0.5,
     coverage: float = 0.8,
     objective: str = "throughput_per_cost",
+    if_none_fit: str = "skip",
 ) -> pd.DataFrame:
     """Rank every candidate hardware type of each job by predicted throughput per cost.
 
@@ -295,7 +296,8 @@ def place(
     rankable (``reason`` says why). Without ``feasibility`` every candidate
     is taken to fit, and the top pick may not run: pass one. ``coverage``
     is that of the prediction intervals (a calibrated model) and
-    ``objective`` what orders the candidates (see
+    ``objective`` what orders the candidates, and ``if_none_fit`` what a
+    job none of whose candidates is likely enough to fit gets (see
     :func:`~leapml.rank_candidates`).
 
     Returns
@@ -336,6 +338,7 @@ def place(
         unit_cost[codes] * np.asarray(predictions.trainer_count, dtype=np.float64),
         fit_probability=predictions.fit_probability, min_fit_probability=min_fit_probability,
         top_k=top_k, objective=objective, throughput_low=predictions.interval[:, 0],
+        if_none_fit=if_none_fit,
     )
     return frame_of_arrays([*predictions.columns(order), *added.values()], _RANKED_COLUMNS,
                            pd.RangeIndex(len(order)))

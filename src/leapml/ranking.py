@@ -15,7 +15,7 @@ import pandas as pd
 
 from leapml._frames import column_values, frame_of_arrays
 
-__all__ = ["OBJECTIVES", "REASONS", "rank_arrays", "rank_candidates"]
+__all__ = ["IF_NONE_FIT", "OBJECTIVES", "REASONS", "rank_arrays", "rank_candidates"]
 
 
 def _fail_if_missing(frame, columns):
@@ -58,12 +58,15 @@ def _factorize(column):
 
 
 #: Why a candidate is not rankable, by code ("" when it is).
-REASONS = ("", "no prediction", "marked infeasible", "fit probability below threshold")
+REASONS = ("", "no prediction", "marked infeasible", "fit probability below threshold",
+           "most likely to fit, below threshold")
+#: The values ``rank_candidates`` takes for ``if_none_fit``.
+IF_NONE_FIT = ("skip", "most_likely")
 _REASON_DTYPE = pd.CategoricalDtype(list(REASONS))
 
 
 def _rank_arrays(job_codes, hardware_codes, hardware_names, throughput, hourly, feasible, top_k,
-                 unlikely=None, score=None):
+                 unlikely=None, score=None, fallback=None):
     """The ranking of :func:`rank_candidates` on checked arrays, one entry per candidate.
 
     ``job_codes`` and ``hardware_codes`` number the jobs (in order of first
@@ -71,9 +74,12 @@ def _rank_arrays(job_codes, hardware_codes, hardware_names, throughput, hourly, 
     row per (job, type) pair; ``hourly`` is the cost per hour (> 0) and
     ``throughput`` the prediction (>= 0 or NaN); ``unlikely`` marks the
     candidates whose probability of fitting is below the threshold, and
-    ``score`` (default: throughput per cost) orders the candidates. Returns
-    the rows to keep, best first within each job, and the columns
-    ``rank_candidates`` adds, for those rows.
+    ``score`` (default: throughput per cost) orders the candidates;
+    ``fallback``, the probability of fitting, makes a job with no rankable
+    candidate rank those of its candidates most likely to fit
+    (``if_none_fit="most_likely"``). Returns the rows to keep, best first
+    within each job, and the columns ``rank_candidates`` adds, for those
+    rows.
     """
     n = len(job_codes)
     marked = feasible
@@ -85,6 +91,10 @@ def _rank_arrays(job_codes, hardware_codes, hardware_names, throughput, hourly, 
     per_cost = throughput / hourly
     score = per_cost if score is None else score
     rankable = feasible & ~np.isnan(score)
+    chosen = None
+    if fallback is not None and unlikely is not None and n:
+        chosen = _most_likely(job_codes, rankable, marked & unlikely & ~np.isnan(score), fallback)
+        rankable = rankable | chosen
     # lexsort sorts by the last key first; NaN keys are replaced so they sort last
     keys = [hardware_order, np.nan_to_num(-throughput, nan=np.inf),
             np.nan_to_num(-score, nan=np.inf), ~rankable]
@@ -109,6 +119,8 @@ def _rank_arrays(job_codes, hardware_codes, hardware_names, throughput, hourly, 
     reason = np.where(np.isnan(score), 1, 0).astype(np.int8)
     if unlikely is not None:
         reason[unlikely] = 3
+    if chosen is not None:
+        reason[chosen] = 4
     reason[~marked] = 2
     return order, {
         "cost_per_hour": hourly[order],
@@ -120,9 +132,20 @@ def _rank_arrays(job_codes, hardware_codes, hardware_names, throughput, hourly, 
     }
 
 
+def _most_likely(job_codes, rankable, eligible, probability):
+    """For each job with no rankable candidate, its eligible candidates of the highest probability."""
+    n_jobs = int(job_codes.max()) + 1
+    stuck = np.bincount(job_codes, weights=rankable, minlength=n_jobs) == 0
+    eligible = eligible & stuck[job_codes]
+    p = np.where(eligible, probability, -np.inf)
+    best = np.full(n_jobs, -np.inf)
+    np.maximum.at(best, job_codes, p)
+    return eligible & (p == best[job_codes])
+
+
 def rank_arrays(job_codes, hardware_codes, hardware_names, throughput, hourly, *,
                 fit_probability=None, min_fit_probability=0.5, feasible=None, top_k=None,
-                objective="throughput_per_cost", throughput_low=None):
+                objective="throughput_per_cost", throughput_low=None, if_none_fit="skip"):
     """The ranking of :func:`rank_candidates`, on arrays: one entry per candidate.
 
     For callers that hold their candidates as arrays already (such as
@@ -142,7 +165,7 @@ def rank_arrays(job_codes, hardware_codes, hardware_names, throughput, hourly, *
     hourly : array-like of float
         Cost per hour of each candidate (cost per device-hour times its
         trainer count), > 0 and finite.
-    fit_probability, min_fit_probability, feasible, top_k, objective
+    fit_probability, min_fit_probability, feasible, top_k, objective, if_none_fit
         As for :func:`rank_candidates`, ``fit_probability`` and ``feasible``
         as arrays (NaN probability: unknown).
     throughput_low : array-like of float, optional
@@ -173,6 +196,8 @@ def rank_arrays(job_codes, hardware_codes, hardware_names, throughput, hourly, *
     ([1, 0, 2], [1, 2, 3])
     """
     _check_top_k(top_k)
+    if if_none_fit not in IF_NONE_FIT:
+        raise ValueError(f"if_none_fit must be one of {list(IF_NONE_FIT)}, got {if_none_fit!r}")
     job_codes = np.asarray(job_codes, dtype=np.int64)
     hardware_codes = np.asarray(hardware_codes, dtype=np.int64)
     throughput = np.asarray(throughput, dtype=np.float64)
@@ -213,8 +238,9 @@ def rank_arrays(job_codes, hardware_codes, hardware_names, throughput, hourly, *
             f"{duplicated[:6].tolist()}{', ...' if len(duplicated) > 6 else ''}; keep one "
             "candidate per pair (is a job given twice?)"
         )
+    fallback = probability if if_none_fit == "most_likely" else None
     return _rank_arrays(job_codes, hardware_codes, hardware_names, throughput, hourly, feasible,
-                        top_k, unlikely, score)
+                        top_k, unlikely, score, fallback)
 
 
 def _check_top_k(top_k):
@@ -276,7 +302,7 @@ def rank_candidates(predictions, *, cost, job_col="job_id", hardware_col="hardwa
                     prediction_col="predicted_throughput", feasible_col=None, top_k=None,
                     trainer_col="trainer_count", fit_probability_col="fit_probability",
                     min_fit_probability=0.5, objective="throughput_per_cost",
-                    low_col="throughput_low"):
+                    low_col="throughput_low", if_none_fit="skip"):
     """Order each job's candidate hardware types by predicted throughput per unit cost.
 
     Parameters
@@ -321,6 +347,13 @@ def rank_candidates(predictions, *, cost, job_col="job_id", hardware_col="hardwa
         objectives that use it (such as
         :func:`~leapml.placement.predict_candidates` gives for a
         calibrated model).
+    if_none_fit : {"skip", "most_likely"}, default="skip"
+        A job none of whose candidates is likely enough to fit: ``"skip"``
+        leaves it with no rankable candidate (the scheduler decides);
+        ``"most_likely"`` ranks its candidates of the highest probability
+        of fitting (with a prediction, not marked infeasible), by the
+        objective, with the reason ``"most likely to fit, below
+        threshold"``.
 
     Returns
     -------
@@ -337,7 +370,9 @@ def rank_candidates(predictions, *, cost, job_col="job_id", hardware_col="hardwa
         - ``rank``: 1 for the best candidate of each job, then 2, 3, ...;
         - ``reason``: why a candidate is not rankable (a category among
           :data:`REASONS`: ``"marked infeasible"``, ``"fit probability below
-          threshold"``, ``"no prediction"``), ``""`` when it is;
+          threshold"``, ``"no prediction"``), ``""`` when it is, or
+          ``"most likely to fit, below threshold"`` for a candidate ranked by
+          ``if_none_fit="most_likely"``;
         - ``score``: the objective's value (NaN: no prediction).
 
         Ties in ``throughput_per_cost`` go to the higher predicted throughput,
@@ -438,7 +473,7 @@ def rank_candidates(predictions, *, cost, job_col="job_id", hardware_col="hardwa
     order, added = rank_arrays(job_codes, hardware_codes, hardware_names, throughput, hourly,
                                fit_probability=probability, min_fit_probability=min_fit_probability,
                                feasible=feasible, top_k=top_k, objective=objective,
-                               throughput_low=low)
+                               throughput_low=low, if_none_fit=if_none_fit)
     if not predictions.columns.is_unique:
         ranked = predictions.iloc[order].reset_index(drop=True)
         for name, values in added.items():

@@ -108,6 +108,7 @@ def placement_backtest(
     coverage: float = 0.8,
     held_out_hardware: str | None = None,
     random_state: int = 0,
+    if_none_fit: str = "skip",
 ) -> PlacementBacktest:
     """Replay nightly placement with a feasibility model learned from the log.
 
@@ -147,6 +148,11 @@ def placement_backtest(
         interval slice ``held_out_hardware``.
     random_state : int, default=0
         Seed of the job sample.
+    if_none_fit : {"skip", "most_likely"}, default="skip"
+        What a job with no candidate likely enough to fit gets
+        (:func:`~leapml.rank_candidates`): with ``"skip"`` it is a failed
+        launch; with ``"most_likely"`` its pick is the candidate most likely
+        to fit, a failed launch only where it does not.
 
     Returns
     -------
@@ -192,7 +198,8 @@ def placement_backtest(
         result = _night(attempts, history, hardware, features, known, night, oracle=oracle,
                         models=models, feasibility=feasibility, window_days=window_days,
                         jobs_per_night=jobs_per_night, thresholds=thresholds.tolist(),
-                        coverage=coverage, held_out=held_out_hardware, seed=random_state + i)
+                        coverage=coverage, held_out=held_out_hardware, seed=random_state + i,
+                        if_none_fit=if_none_fit)
         if result is not None:
             picks.append(result[0])
             scores.extend(result[1])
@@ -204,7 +211,7 @@ def placement_backtest(
 
 
 def _night(attempts, history, hardware, features, known, night, *, oracle, models, feasibility,
-           window_days, jobs_per_night, thresholds, coverage, held_out, seed):
+           window_days, jobs_per_night, thresholds, coverage, held_out, seed, if_none_fit):
     """One night: fit the models and the feasibility model, place the next day's jobs."""
     t = attempts["submit_time"]
     status = attempts["status"].astype(str)
@@ -244,7 +251,8 @@ def _night(attempts, history, hardware, features, known, night, *, oracle, model
             for objective in objectives:
                 for level in levels:
                     picked = _scored_picks(frame.assign(fit_probability=probability), hardware,
-                                           0.5 if np.isnan(level) else level, objective)
+                                           0.5 if np.isnan(level) else level, objective,
+                                           if_none_fit)
                     frames.append(picked.assign(night=night, policy=name, feasibility=source,
                                                 min_fit_probability=level, objective=objective))
     scores = [{**_feasibility_scores(night, learned >= level, truth), "min_fit_probability": level}
@@ -300,7 +308,7 @@ def _candidates(attempts, hardware, jobs, night, oracle):
     return candidates, truth
 
 
-def _scored_picks(frame, hardware, min_fit_probability, objective):
+def _scored_picks(frame, hardware, min_fit_probability, objective, if_none_fit="skip"):
     """Each job's top pick, whether it can run there, and its regret (1 for a failed launch)."""
     cost = dict(zip(hardware["hardware_type"].astype(str), hardware["cost_per_device_hour"],
                     strict=True))
@@ -308,7 +316,8 @@ def _scored_picks(frame, hardware, min_fit_probability, objective):
                                                     * frame["trainer_count"])
     best = true_per_cost.where(frame["feasible"]).groupby(frame["job_id"]).max()
     ranked = rank_candidates(frame.assign(true_per_cost=true_per_cost), cost=cost, top_k=1,
-                             min_fit_probability=min_fit_probability, objective=objective)
+                             min_fit_probability=min_fit_probability, objective=objective,
+                             if_none_fit=if_none_fit)
     ranked = ranked[ranked["job_id"].isin(best.dropna().index)]
     none = ~ranked["rankable"].to_numpy()
     failed = ~ranked["feasible"].to_numpy() | none
