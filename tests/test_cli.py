@@ -236,10 +236,11 @@ def test_fit_says_what_it_fitted_and_creates_the_folder(fleet_dir, tmp_path, cap
 
 
 def test_rank_offers_the_ranking_objectives():
-    from leapml.cli import _OBJECTIVES
-    from leapml.ranking import OBJECTIVES
+    from leapml.cli import _IF_NONE_FIT, _OBJECTIVES
+    from leapml.ranking import IF_NONE_FIT, OBJECTIVES
 
     assert _OBJECTIVES == OBJECTIVES
+    assert _IF_NONE_FIT == IF_NONE_FIT
 
 
 def test_malformed_dates_are_named_by_row(fleet_dir, model_file, tmp_path, capsys):

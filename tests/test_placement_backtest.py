@@ -77,3 +77,14 @@ def test_min_fit_probability_is_checked(tiny_fleet):
         placement_backtest(tiny_fleet.attempts, tiny_fleet.hardware,
                            oracle=tiny_fleet.expected_throughput,
                            models={"leap": LeapRegressor(n_estimators=2)}, min_fit_probability=[0.5, 1.5])
+
+
+def test_if_none_fit_is_checked_before_any_fit(tiny_fleet):
+    class Unfittable:
+        def fit(self, X, y):
+            raise AssertionError("fitted before the arguments were checked")
+
+    with pytest.raises(ValueError, match="if_none_fit must be one of"):
+        placement_backtest(tiny_fleet.attempts, tiny_fleet.hardware,
+                           oracle=tiny_fleet.expected_throughput,
+                           models={"leap": Unfittable()}, if_none_fit="best")

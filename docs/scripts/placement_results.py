@@ -28,6 +28,7 @@ from leapml.placement import (
     MEMORY_FLOOR_LOAD,
     MONOTONE_FEATURES,
 )
+from leapml.ranking import IF_NONE_FIT
 
 _POLICIES = ("leap", "single_lightgbm", "lookup_table", "persistence")
 
@@ -49,7 +50,7 @@ def main() -> None:
                         help="the feasibility model without memory floors, as before them")
     parser.add_argument("--no-memory-ceilings", action="store_true",
                         help="the default feasibility model without its memory ceilings")
-    parser.add_argument("--if-none-fit", choices=("skip", "most_likely"), default="skip",
+    parser.add_argument("--if-none-fit", choices=IF_NONE_FIT, default=IF_NONE_FIT[0],
                         help="a job with no type likely enough to fit: a failed launch, or its most likely type")
     parser.add_argument("--policies", nargs="+", choices=_POLICIES, default=None,
                         help="default: all four, or leap alone with --held-out")

@@ -34,6 +34,8 @@ __all__ = ["main"]
 #: The orders ``leapml rank --objective`` offers: ``leapml.ranking.OBJECTIVES``, spelled
 #: out so that ``--help`` needs no pandas (a test holds the two equal).
 _OBJECTIVES = ("throughput_per_cost", "lower_quantile_per_cost", "expected_utility")
+#: What ``leapml rank --if-none-fit`` offers: ``leapml.ranking.IF_NONE_FIT``, spelled out alike.
+_IF_NONE_FIT = ("skip", "most_likely")
 
 #: Exit status for bad input (files, arguments, data).
 EXIT_BAD_INPUT = 2
@@ -197,7 +199,7 @@ def _add_predict_and_rank(sub) -> None:
                                 "file holds a feasibility model (default: %(default)s)")
             p.add_argument("--objective", choices=_OBJECTIVES, default=_OBJECTIVES[0],
                            help="what orders the candidates (default: %(default)s)")
-            p.add_argument("--if-none-fit", choices=("skip", "most_likely"), default="skip",
+            p.add_argument("--if-none-fit", choices=_IF_NONE_FIT, default=_IF_NONE_FIT[0],
                            help="a submission no type is likely enough to fit: no rankable "
                                 "type (skip), or its types most likely to fit (default: %(default)s)")
             p.add_argument("--coverage", type=float, default=0.8,

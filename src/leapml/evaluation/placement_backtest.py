@@ -23,7 +23,7 @@ import pandas as pd
 
 from ..features import build_features, candidate_rows, outcome_known_time
 from ..placement import same_families
-from ..ranking import OBJECTIVES, rank_candidates
+from ..ranking import IF_NONE_FIT, OBJECTIVES, rank_candidates
 from ..schema import validate_attempts, validate_hardware
 from ..training import completed_between, fit_calibrated, fit_feasibility, history_groups
 
@@ -180,6 +180,8 @@ def placement_backtest(
     validate_attempts(attempts, validate_hardware(hardware))
     if not models:
         raise ValueError("models is empty: give at least one throughput model")
+    if if_none_fit not in IF_NONE_FIT:  # before the first night's fits, not after them
+        raise ValueError(f"if_none_fit must be one of {list(IF_NONE_FIT)}, got {if_none_fit!r}")
     thresholds = np.atleast_1d(np.asarray(min_fit_probability, dtype=float))
     if thresholds.ndim != 1 or not len(thresholds) or not ((thresholds >= 0) & (thresholds <= 1)).all():
         raise ValueError("min_fit_probability must be a number in [0, 1] or a non-empty sequence "
@@ -308,7 +310,7 @@ def _candidates(attempts, hardware, jobs, night, oracle):
     return candidates, truth
 
 
-def _scored_picks(frame, hardware, min_fit_probability, objective, if_none_fit="skip"):
+def _scored_picks(frame, hardware, min_fit_probability, objective, if_none_fit):
     """Each job's top pick, whether it can run there, and its regret (1 for a failed launch)."""
     cost = dict(zip(hardware["hardware_type"].astype(str), hardware["cost_per_device_hour"],
                     strict=True))
