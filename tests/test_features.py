@@ -817,3 +817,69 @@ def test_on_the_simulated_tiny_fleet():
     measured = np.log(fleet.attempts["throughput"].to_numpy(float)[known])
     corr = np.corrcoef(X["history_log_throughput_estimate"].to_numpy()[known], measured)[0, 1]
     assert corr > 0.8
+
+
+# ---------------------------------------------------------------------------
+# model-size features, and the few-row paths of scoring
+# ---------------------------------------------------------------------------
+
+_SIZE_FEATURES = [
+    "param_count", "flops_per_sample", "embedding_gb", "log_compute_seconds_per_step",
+    "log_weight_seconds_per_step", "log_gradient_seconds_per_step", "log_roofline_throughput",
+    "embedding_gb_per_memory_gb", "model_state_gb_per_device", "model_state_gb_per_memory_gb",
+]
+
+
+def test_model_size_features_by_hand():
+    # 16 H100 trainers (two hosts of 8: the inter-node link), bf16, fsdp
+    job = _one_job(hardware_type="H100", precision="bf16", param_count=1e9,
+                   flops_per_sample=6e12, embedding_gb=8.0)
+    X = build_features(job, make_catalog())
+    row = X.iloc[0]
+    compute = 6e12 * 4 / (989.0 * 1e12)
+    weights = 1e9 * 2.0 / (3350.0 * 1e9)
+    gradients = 1e9 * 2.0 * (2 * 15 / 16) / (50.0 * 1e9)
+    state = 1e9 * 16.0 / 16 / 1e9 + 8.0 / 16
+    assert row["log_compute_seconds_per_step"] == pytest.approx(math.log(compute))
+    assert row["log_weight_seconds_per_step"] == pytest.approx(math.log(weights))
+    assert row["log_gradient_seconds_per_step"] == pytest.approx(math.log(gradients))
+    assert row["log_roofline_throughput"] == pytest.approx(
+        math.log(16 * 4 / (compute + weights + gradients)))
+    assert row["model_state_gb_per_device"] == pytest.approx(state)
+    assert row["model_state_gb_per_memory_gb"] == pytest.approx(state / 80.0)
+    assert row["embedding_gb_per_memory_gb"] == pytest.approx(8.0 / (80.0 * 16))
+
+
+def test_model_size_features_are_unknown_without_sizes():
+    log = make_log(seed=3, n_attempts=120)
+    sized = log.assign(param_count=2e9, flops_per_sample=1.2e13, embedding_gb=0.0)
+    with_sizes = build_features(sized, make_catalog())
+    for unsized in (log, sized.assign(param_count=NAN, flops_per_sample=NAN, embedding_gb=NAN)):
+        X = build_features(unsized, make_catalog())
+        assert list(X.columns) == list(with_sizes.columns) == feature_names()
+        assert X[_SIZE_FEATURES].isna().all().all()
+        assert with_sizes["log_roofline_throughput"].notna().any()
+        others = [c for c in X.columns if c not in _SIZE_FEATURES]
+        pd.testing.assert_frame_equal(X[others], with_sizes[others])
+
+
+def test_configuration_codes_of_a_few_rows_equal_those_of_many(monkeypatch):
+    from leapml.features import inputs
+    from leapml.schema.rules import precision_codes
+
+    rng = np.random.default_rng(7)
+    n = 60
+    precision = pd.Series(rng.choice(["bf16", "fp32", "int8-custom", None], n), dtype=object)
+    codes, dtype = precision_codes(precision)
+    args = (rng.choice([1.0, 8.0, 64.0], n), rng.choice([1.0, 32.0, NAN], n),
+            rng.choice([2048.0, NAN], n), codes, dtype,
+            pd.Categorical(rng.choice(["ddp", "fsdp", None], n)))
+    few = [inputs._config_codes(*(a[i:i + 2] for a in args[:4]), dtype, args[5][i:i + 2])
+           for i in range(0, n, 2)]
+    monkeypatch.setattr(inputs, "FEW_ROWS", -1)  # every call takes the array path
+    many = inputs._config_codes(*args)
+    np.testing.assert_array_equal(np.concatenate(few), many)
+    # equal configurations share a code, others do not
+    key = [tuple(map(str, row)) for row in zip(*args[:4], np.asarray(args[5]), strict=True)]
+    assert len(set(key)) == len(set(many.tolist()))
+    assert (many >= 0).all()

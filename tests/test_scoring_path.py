@@ -330,3 +330,18 @@ def test_a_model_fitted_on_other_columns_is_refused_alike(fleet, index):
             place(subset, jobs, fleet.hardware, history=history, at=index.end + MINUTE)
         errors.append(str(caught.value))
     assert errors[0] == errors[1] and "feature names" in errors[0].lower()
+
+
+@pytest.mark.parametrize("values", [["b"] * 6, ["z7"] * 3, [None] * 4, ["a", None, "z5", "a"], ["c"]])
+def test_a_categorical_of_many_categories_encodes_as_its_values(values):
+    from leapml._encoding import ColumnEncoder
+
+    encoder = ColumnEncoder.learn(pd.DataFrame({"m": pd.Categorical(["a", "b", "c"]), "x": [1.0, 2.0, 3.0]}))
+    many = [f"z{i}" for i in range(400)] + ["a", "b", "c"]  # more categories than the rows use
+    x = np.arange(len(values), dtype=float)
+    as_categories = encoder.encode_columns([pd.Categorical(values, categories=many), x])
+    as_text = encoder.encode_columns([np.array(values, dtype=object), x])
+    expected = [{"a": 0.0, "b": 1.0, "c": 2.0}.get(v, np.nan) for v in values]
+    np.testing.assert_array_equal(as_categories[:, 0], expected)
+    np.testing.assert_array_equal(as_text, as_categories)
+    np.testing.assert_array_equal(as_categories[:, 1], x)

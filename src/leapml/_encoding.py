@@ -179,13 +179,18 @@ class ColumnEncoder:
 
     def encode_columns(self, columns) -> np.ndarray:
         """Columns (NumPy or pandas arrays of equal length, in order) as a float matrix."""
-        n = len(columns[0]) if columns else 0
-        # column by column into a column-major matrix: each write is contiguous
+        if not columns:
+            return np.empty((0, 0), dtype=np.float64)
+        codes = self.codes
+        # NumPy number columns as they are, the others converted; then one
+        # conversion of them all, transposed into a column-major matrix
         # (LightGBM reads either layout, with the same results)
-        out = np.empty((n, len(columns)), dtype=np.float64, order="F")
-        for j, values in enumerate(columns):
-            out[:, j] = self._column(j, values)
-        return out
+        floats = [
+            values if j not in codes and type(values) is np.ndarray and values.dtype.kind in "biuf"
+            else self._column(j, values)
+            for j, values in enumerate(columns)
+        ]
+        return np.array(floats, dtype=np.float64).T
 
     def _encode_frame(self, X: pd.DataFrame) -> np.ndarray:
         out = np.empty(X.shape, dtype=np.float64)
@@ -223,24 +228,33 @@ class ColumnEncoder:
             codes, found = values.codes, values.categories
             if len(found) > max(_WHOLE_TABLE, 2 * len(codes)):
                 # only the categories these rows use: cheap for a few rows of a large dtype
-                used, codes = np.unique(codes, return_inverse=True)
-                table = self._lookup(j, found.to_numpy(dtype=object)[np.maximum(used, 0)])
+                if len(codes) and (codes == codes[0]).all():
+                    # one value (a job's candidates): no sorting
+                    used, codes = codes[:1], np.zeros(len(codes), dtype=np.intp)
+                else:
+                    used, codes = np.unique(codes, return_inverse=True)
+                table = self._lookup(j, found.take(np.maximum(used, 0)).tolist())
                 table[used < 0] = np.nan
                 return table[codes]
-            table = self._lookup(j, found.to_numpy(dtype=object))
+            names = found.tolist()
         else:
             codes, found = pd.factorize(np.asarray(values, dtype=object))
-            table = self._lookup(j, np.asarray(found, dtype=object))
+            names = np.asarray(found, dtype=object).tolist()
         # code -1 (missing) reads the trailing NaN
-        return np.append(table, np.nan)[codes]
+        return self._lookup(j, names, missing=True)[codes]
 
-    def _lookup(self, j: int, values: np.ndarray) -> np.ndarray:
-        """The codes of distinct, non-null ``values`` among column ``j``'s categories (NaN: unseen)."""
+    def _lookup(self, j: int, values: list, *, missing: bool = False) -> np.ndarray:
+        """The codes of distinct, non-null ``values`` among column ``j``'s categories (NaN: unseen).
+
+        ``missing`` appends a NaN, what code -1 (a missing value) reads.
+        """
         codes = self.codes[j]
-        values = values.tolist()
         if self.text[j]:
             values = [v if isinstance(v, str) else str(v) for v in values]
-        return np.array([codes.get(v, np.nan) for v in values], dtype=np.float64)
+        found = [codes.get(v, np.nan) for v in values]
+        if missing:
+            found.append(np.nan)
+        return np.array(found, dtype=np.float64)
 
 
 def _n_columns(X) -> int:

@@ -23,6 +23,7 @@ from .features import (
 )
 from .ranking import rank_arrays
 from .regressor import LeapRegressor
+from .schema.rules import FEW_ROWS
 from .training import (
     EVIDENCE_COLUMNS,
     FEASIBILITY_FEATURES,
@@ -326,14 +327,14 @@ def place(
     """
     predictions = _predictions(model, jobs, hardware, history, at, hardware_types, feasibility,
                                coverage)
-    cost = _costs(hardware, predictions.type_names)
+    names = predictions.type_names.tolist()
+    unit_cost = _unit_costs(hardware, names)
     codes = predictions.type_codes
-    unit_cost = np.array([cost[name] for name in predictions.type_names], dtype=np.float64)
-    n_types = len(predictions.type_names)
+    n_types = len(names)
     # jobs in order of first appearance: a job given twice shares its (job, type) pairs
-    job_codes = pd.factorize(np.asarray(predictions.job_id[::n_types], dtype=object))[0]
+    job_codes = _first_appearance_codes(predictions.job_id[::n_types])
     order, added = rank_arrays(
-        np.repeat(job_codes, n_types), codes, predictions.type_names.tolist(),
+        np.repeat(job_codes, n_types), codes, names,
         predictions.predicted,
         unit_cost[codes] * np.asarray(predictions.trainer_count, dtype=np.float64),
         fit_probability=predictions.fit_probability, min_fit_probability=min_fit_probability,
@@ -344,29 +345,41 @@ def place(
                            pd.RangeIndex(len(order)))
 
 
-def _costs(hardware: pd.DataFrame, type_names) -> dict:
-    """The catalog's cost per device-hour by type; an error naming the candidate types without one.
+def _first_appearance_codes(job_ids) -> np.ndarray:
+    """0 for the first job id, 1 for the next new one, ...; a job given twice gets its first code."""
+    if len(job_ids) > FEW_ROWS:
+        return pd.factorize(np.asarray(job_ids, dtype=object))[0]
+    seen: dict = {}
+    return np.array([seen.setdefault(v, len(seen)) for v in np.asarray(job_ids, dtype=object).tolist()],
+                    dtype=np.intp)
+
+
+def _unit_costs(hardware: pd.DataFrame, names: list[str]) -> np.ndarray:
+    """The catalog's cost per device-hour of each of ``names``; an error naming the types without one.
 
     The catalog may leave costs out (prediction needs none): ranking is where
     they are needed.
     """
-    names = _as_text(hardware["hardware_type"])
+    catalog = _as_text(hardware["hardware_type"])
     if "cost_per_device_hour" not in hardware.columns:
-        values = [np.nan] * len(names)
+        values = [np.nan] * len(catalog)
     else:
         values = hardware["cost_per_device_hour"].to_numpy(dtype=float, na_value=np.nan).tolist()
-    cost = dict(zip(names, values, strict=True))
-    uncosted = sorted({str(name) for name in type_names if np.isnan(cost.get(str(name), np.nan))})
-    if uncosted:
-        raise ValueError(
-            f"ranking divides by cost_per_device_hour, which the hardware catalog lacks for "
-            f"hardware type(s) {uncosted}: add their costs, leave them out of hardware_types, "
-            "or use predict_candidates (prediction needs no cost)"
-        )
-    unusable = sorted({str(name) for name in type_names if not 0 < cost[str(name)] < np.inf})
-    if unusable:
+    cost = dict(zip(catalog, values, strict=True))
+    unit = np.array([cost.get(name, np.nan) for name in names], dtype=np.float64)
+    usable = (unit > 0) & (unit < np.inf)
+    if not usable.all():
+        unknown = np.isnan(unit)
+        if unknown.any():
+            raise ValueError(
+                f"ranking divides by cost_per_device_hour, which the hardware catalog lacks for "
+                f"hardware type(s) {sorted({n for n, u in zip(names, unknown, strict=True) if u})}: add their "
+                "costs, leave them out of hardware_types, or use predict_candidates (prediction "
+                "needs no cost)"
+            )
+        unusable = sorted({n for n, ok in zip(names, usable, strict=True) if not ok})
         raise ValueError(f"cost_per_device_hour must be > 0 and finite; it is not for {unusable}")
-    return cost
+    return unit
 
 
 def _as_text(column: pd.Series) -> list[str]:

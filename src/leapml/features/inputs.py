@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from leapml.schema import DEFAULT_THROUGHPUT_UNIT, PRECISIONS
-from leapml.schema.rules import FEW_ROWS
+from leapml.schema.rules import _PRECISION_DTYPE, FEW_ROWS
 
 # the column of the catalog's peak table that precisions outside PRECISIONS read
 _OTHER_PRECISION = len(PRECISIONS)
@@ -138,12 +138,42 @@ def _mixed(state: np.ndarray, values: np.ndarray) -> np.ndarray:
         return z ^ (z >> np.uint64(31))
 
 
+def _mixed_ints(state: int, value: int) -> int:
+    """:func:`_mixed` of one value, on Python integers (cheaper than arrays for a few rows)."""
+    z = (state ^ value) + 0x9E3779B97F4A7C15 & _MASK
+    z = (z ^ (z >> 30)) * _MIX_INTS[0] & _MASK
+    z = (z ^ (z >> 27)) * _MIX_INTS[1] & _MASK
+    return z ^ (z >> 31)
+
+
+_MASK = (1 << 64) - 1
+_MIX_INTS = tuple(int(m) for m in _MIX)
+
+
+def _crc(value) -> int:
+    return zlib.crc32(str(value).encode("utf-8"))
+
+
 def _text_hashes(values) -> np.ndarray:
     """A stable uint64 per value of a text column (a pandas array), the same in every process."""
+    if isinstance(values, pd.Categorical) and len(values.categories) <= len(values) + 16:
+        # few categories: hash them all, no factorizing
+        table = np.array([*map(_crc, values.categories.tolist()), 0], dtype=np.uint64)
+        return table[values.codes]  # code -1 (null) reads the last entry
     codes, uniques = pd.factorize(values.to_numpy(dtype=object) if not isinstance(values, pd.Categorical)
                                   else values, use_na_sentinel=True)
-    table = np.array([zlib.crc32(str(u).encode("utf-8")) for u in uniques] + [0], dtype=np.uint64)
+    table = np.array([*map(_crc, uniques), 0], dtype=np.uint64)
     return table[codes]  # code -1 (null) reads the last entry
+
+
+def _precision_hashes(dtype: pd.CategoricalDtype) -> np.ndarray:
+    """The hash of each precision category of ``dtype``, and 0 for a null code (-1)."""
+    if dtype is _PRECISION_DTYPE or dtype == _PRECISION_DTYPE:
+        return _STANDARD_PRECISION_HASHES
+    return np.array([*map(_crc, dtype.categories), 0], dtype=np.uint64)
+
+
+_STANDARD_PRECISION_HASHES = np.array([*map(_crc, _PRECISION_DTYPE.categories), 0], dtype=np.uint64)
 
 
 def _config_codes(trainers, batch, seq_len, precision, precision_dtype, parallelism) -> np.ndarray:
@@ -155,12 +185,23 @@ def _config_codes(trainers, batch, seq_len, precision, precision_dtype, parallel
     without factorizing them together. A 64-bit hash: two configurations
     share a code with odds of about 2**-63 per pair.
     """
-    state = np.zeros(len(trainers), dtype=np.uint64)
-    for numbers in (trainers, batch, seq_len):
-        floats = np.where(np.isnan(numbers), -1.0, np.asarray(numbers, dtype=np.float64))
-        state = _mixed(state, np.ascontiguousarray(floats).view(np.uint64))
-    names = np.array([zlib.crc32(str(c).encode("utf-8")) for c in precision_dtype.categories] + [0],
-                     dtype=np.uint64)
-    state = _mixed(state, names[np.asarray(precision, dtype=np.int64)])
-    state = _mixed(state, _text_hashes(parallelism))
+    numbers = np.array([trainers, batch, seq_len], dtype=np.float64).reshape(3, -1)
+    numbers[np.isnan(numbers)] = -1.0
+    # the values folded in turn, one row of ``parts`` each
+    parts = np.vstack([
+        numbers.view(np.uint64),
+        _precision_hashes(precision_dtype)[np.asarray(precision, dtype=np.int64)],
+        _text_hashes(parallelism),
+    ])
+    if parts.shape[1] <= FEW_ROWS:
+        codes = []
+        for row in parts.T.tolist():
+            state = 0
+            for value in row:
+                state = _mixed_ints(state, value)
+            codes.append(state >> 1)
+        return np.array(codes, dtype=np.int64)
+    state = np.zeros(parts.shape[1], dtype=np.uint64)
+    for values in parts:
+        state = _mixed(state, values)
     return (state >> np.uint64(1)).astype(np.int64)

@@ -46,7 +46,10 @@ class _Catalog:
 
     def __init__(self, hardware: pd.DataFrame):
         self.codes = hardware_codes(hardware)
-        self.types = pd.Index([str(t) for t in hardware["hardware_type"].to_numpy(dtype=object)])
+        # categories of Python strings: scoring reads them back as a list on every call,
+        # several times cheaper than from pandas' Arrow-backed text
+        self.types = pd.Index([str(t) for t in hardware["hardware_type"].to_numpy(dtype=object)],
+                              dtype=object)
         self.dtype = pd.CategoricalDtype(self.types)
         peaks = np.column_stack(
             [
@@ -74,7 +77,7 @@ class _Catalog:
         }
         vendors = hardware["vendor"].to_numpy(dtype=object)
         vendor_categories = sorted({str(v) for v in vendors})
-        self.vendor_dtype = pd.CategoricalDtype(vendor_categories)
+        self.vendor_dtype = pd.CategoricalDtype(pd.Index(vendor_categories, dtype=object))
         self.vendor_code = pd.Index(vendor_categories).get_indexer([str(v) for v in vendors])
         self.introduced_ns = _time_ns(hardware["introduced"])[0]
 

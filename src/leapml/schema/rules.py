@@ -32,7 +32,8 @@ FEW_ROWS = 256
 
 _NULLABLE = frozenset(c.name for c in ATTEMPT_COLUMNS + OPTIONAL_ATTEMPT_COLUMNS if c.nullable)
 _PRECISION_CODES = {name: code for code, name in enumerate(PRECISIONS)}
-_PRECISION_DTYPE = pd.CategoricalDtype(list(PRECISIONS))
+# Python-string categories: scoring reads them back as a list on every call
+_PRECISION_DTYPE = pd.CategoricalDtype(pd.Index(list(PRECISIONS), dtype=object))
 _normalized_precision = lru_cache(maxsize=1024)(normalize_precision)
 _OK_CODES = {"ok": 0}
 
@@ -115,7 +116,7 @@ def precision_codes(series: pd.Series) -> tuple[np.ndarray, pd.CategoricalDtype]
     extra = sorted({n for n in names if n is not None and n not in _PRECISION_CODES})
     codes = {**_PRECISION_CODES, **{n: len(PRECISIONS) + i for i, n in enumerate(extra)}}
     mapping = np.array([*(codes.get(n, -1) for n in names), -1], dtype=np.int64)
-    dtype = pd.CategoricalDtype([*PRECISIONS, *extra]) if extra else _PRECISION_DTYPE
+    dtype = pd.CategoricalDtype(pd.Index([*PRECISIONS, *extra], dtype=object)) if extra else _PRECISION_DTYPE
     return mapping[raw], dtype
 
 
@@ -128,7 +129,9 @@ def as_text(series: pd.Series) -> pd.Series:
     values = series.array
     if isinstance(values, pd.Categorical):
         categories = values.categories
-        if pd.api.types.infer_dtype(categories, skipna=False) == "string":
+        if (categories.dtype != object and pd.api.types.is_string_dtype(categories.dtype)) or (
+            pd.api.types.infer_dtype(categories, skipna=False) == "string"
+        ):
             return series
         names = [str(c) for c in as_text(pd.Series(categories.to_numpy(dtype=object)))]
         if len(set(names)) == len(names):
@@ -138,6 +141,10 @@ def as_text(series: pd.Series) -> pd.Series:
         series.dtype != object or pd.api.types.infer_dtype(series, skipna=True) in ("string", "empty")
     ):
         return series
+    if isinstance(series.dtype, np.dtype) and series.dtype.kind in "iu":
+        # NumPy integers are never null
+        text = np.array([str(v) for v in series.tolist()], dtype=object)
+        return pd.Series(text, index=series.index, name=series.name, dtype=object, copy=False)
     null = null_mask(series)
     if series.dtype.kind == "f" and (series[~null] % 1 == 0).all():
         series = series.astype("Int64")
