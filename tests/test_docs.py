@@ -362,3 +362,47 @@ def test_held_out_figures_quote_the_kept_runs(by, name):
     assert f"for {int(default['above_published'])} of 24" in flat
     assert f"(single model: {int(single['above_published'])})" in flat
     assert (DOCS / "img" / f"held_out_{name}.svg").exists()
+
+
+def _kept_placement_rows(name: str) -> list[list[str]]:
+    """The rows of the first table of a kept placement run (cells as text)."""
+    text = (DOCS / "results-data" / "method-levers" / name).read_text()
+    lines = [line for line in text.splitlines() if line.startswith("| leap")]
+    return [[cell.strip() for cell in line.strip("|").split("|")] for line in lines]
+
+
+def _kept_feasibility_rows(name: str) -> dict[str, tuple[str, str]]:
+    """Threshold -> (precision, recall) of the kept run's feasibility table."""
+    text = (DOCS / "results-data" / "method-levers" / name).read_text()
+    rows = {}
+    for line in text.splitlines():
+        cells = [cell.strip() for cell in line.strip("|").split("|")]
+        if len(cells) == 6 and cells[0].startswith("0."):
+            rows[cells[0]] = (cells[3], cells[4])
+    return rows
+
+
+def test_feasibility_lever_table_quotes_the_kept_runs():
+    page = (DOCS / "results.md").read_text()
+    table = page[page.index("| feasibility model | precision / recall"):]
+    table = table[:table.index("\n\n")]
+    cells = {row[0]: row[1:] for row in
+             ([c.strip() for c in line.strip("|").split("|")] for line in table.splitlines()[2:])}
+    percent = lambda share: f"{100 * float(share):.1f}%"  # noqa: E731
+    sweep = {(r[2], r[3]): r for r in _kept_placement_rows("placement_production_seed0_thresholds.md")
+             if r[1] == "learned"}
+    quality = _kept_feasibility_rows("placement_production_seed0_thresholds.md")
+    for threshold, label in (("0.500", "default, threshold 0.5"), ("0.350", "default, threshold 0.35"),
+                             ("0.200", "default, threshold 0.2")):
+        row = sweep[(threshold, "throughput_per_cost")]
+        precision, recall = quality[threshold]
+        assert cells[label] == [f"{precision} / {recall}", percent(row[5]), percent(row[7])]
+    floors = {r[3]: r for r in _kept_placement_rows("placement_production_seed0_no_memory_floors.md")
+              if r[1] == "learned"}
+    precision, recall = _kept_feasibility_rows("placement_production_seed0_no_memory_floors.md")["0.500"]
+    plain, utility = floors["throughput_per_cost"], floors["expected_utility"]
+    assert cells["without memory floors"] == [
+        f"{precision} / {recall}",
+        f"{percent(plain[5])} (expected utility {percent(utility[5])})",
+        f"{percent(plain[7])} (expected utility {percent(utility[7])})",
+    ]
