@@ -397,6 +397,11 @@ def test_feasibility_lever_table_quotes_the_kept_runs():
         row = sweep[(threshold, "throughput_per_cost")]
         precision, recall = quality[threshold]
         assert cells[label] == [f"{precision} / {recall}", percent(row[5]), percent(row[7])]
+    ratio = {r[3]: r for r in _kept_placement_rows("placement_production_seed0_memory_floor_ratio_075.md")
+             if r[1] == "learned"}["throughput_per_cost"]
+    precision, recall = _kept_feasibility_rows("placement_production_seed0_memory_floor_ratio_075.md")["0.500"]
+    assert cells["floors at 0.75 of their memory"] == [f"{precision} / {recall}", percent(ratio[5]),
+                                                       percent(ratio[7])]
     floors = {r[3]: r for r in _kept_placement_rows("placement_production_seed0_no_memory_floors.md")
               if r[1] == "learned"}
     precision, recall = _kept_feasibility_rows("placement_production_seed0_no_memory_floors.md")["0.500"]

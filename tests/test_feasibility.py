@@ -181,6 +181,19 @@ def test_memory_floor_counts_only_configurations_needing_as_much():
         FeasibilityClassifier(memory_floor_columns=[("model_family",)]).fit(X, fits)
 
 
+@pytest.mark.parametrize(("ratio", "kept_out"), [(1.0, [True, True, False]), (0.75, [True, False, False])])
+def test_memory_floor_ratio_lets_memory_just_below_the_floor_through(ratio, kept_out):
+    X = pd.DataFrame({"model_type": ["a"] * 4, "memory_gb": [80.0, 80.0, 96.0, 141.0]})
+    fits = np.array([True, True, True, True])
+    clf = FeasibilityClassifier(n_estimators=3, min_child_samples=1, memory_floor_ratio=ratio,
+                                memory_floor_columns=[("model_type",)]).fit(X, fits)
+    # floor 80 GB: 40 GB is half of it, 64 GB four fifths, 80 GB the floor itself
+    p = clf.fit_probability(pd.DataFrame({"model_type": ["a"] * 3, "memory_gb": [40.0, 64.0, 80.0]}))
+    assert ((p == 0) == np.array(kept_out)).all()
+    with pytest.raises(ValueError, match="memory_floor_ratio"):
+        FeasibilityClassifier(memory_floor_ratio=0.0).fit(X, fits)
+
+
 def test_memory_ceiling_keeps_a_configuration_off_memory_a_lighter_one_ran_out_of():
     X = pd.DataFrame({"model_type": ["a"] * 5 + ["b"] * 2,
                       "memory_gb": [80.0, 40.0, 80.0, 24.0, 16.0, 80.0, 16.0],

@@ -48,6 +48,9 @@ def main() -> None:
     parser.add_argument("--min-fit-probability", type=float, nargs="+", default=[0.5])
     parser.add_argument("--no-memory-floors", action="store_true",
                         help="the feasibility model without memory floors, as before them")
+    parser.add_argument("--memory-floor-ratio", type=float, default=None,
+                        help="the default feasibility model keeping out only memory below this "
+                             "share of a floor (FeasibilityClassifier(memory_floor_ratio=...))")
     parser.add_argument("--no-memory-ceilings", action="store_true",
                         help="the default feasibility model without its memory ceilings")
     parser.add_argument("--if-none-fit", choices=IF_NONE_FIT, default=IF_NONE_FIT[0],
@@ -107,6 +110,13 @@ def _feasibility(args):
                                      memory_floor_columns=list(MEMORY_FLOOR_COLUMNS),
                                      memory_floor_load=dict(MEMORY_FLOOR_LOAD),
                                      random_state=0)
+    if args.memory_floor_ratio is not None:
+        return FeasibilityClassifier(evidence_columns=list(EVIDENCE_COLUMNS),
+                                     monotone=dict(MONOTONE_FEATURES),
+                                     memory_floor_columns=list(MEMORY_FLOOR_COLUMNS),
+                                     memory_floor_load=dict(MEMORY_FLOOR_LOAD),
+                                     memory_ceiling_columns=list(MEMORY_FLOOR_COLUMNS),
+                                     memory_floor_ratio=args.memory_floor_ratio, random_state=0)
     return None
 
 

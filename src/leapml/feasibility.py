@@ -90,6 +90,12 @@ class FeasibilityClassifier(ClassifierMixin, BaseEstimator):
         fitting memory. Missing values count as 0. ``None``: every
         configuration of a key counts. ``memory_ceiling_columns`` reads it
         too.
+    memory_floor_ratio : float in (0, 1], default=1.0
+        How far below its floor a row's memory may go before the floor keeps
+        it out: probability 0 where ``memory_gb < memory_floor_ratio *
+        floor``. ``1`` keeps out everything below the floor; a smaller ratio
+        lets the classifier judge devices somewhat smaller than any a
+        configuration was seen fitting on.
     memory_ceiling_columns : list of tuple of str, default=None
         Keys at or below whose largest out-of-memory device memory nothing is
         let fit: for each tuple of column names, a row whose key ran out of
@@ -154,12 +160,13 @@ class FeasibilityClassifier(ClassifierMixin, BaseEstimator):
         "memory_floor_columns": [list, None],
         "memory_floor_load": [dict, None],
         "memory_ceiling_columns": [list, None],
+        "memory_floor_ratio": [Interval(Real, 0, 1, closed="right")],
     }
 
     def __init__(self, *, n_estimators=100, learning_rate=0.1, num_leaves=31,
                  min_child_samples=10, n_jobs=None, random_state=None, evidence_columns=None,
                  monotone=None, memory_floor_columns=None, memory_floor_load=None,
-                 memory_ceiling_columns=None):
+                 memory_ceiling_columns=None, memory_floor_ratio=1.0):
         self.n_estimators = n_estimators
         self.learning_rate = learning_rate
         self.num_leaves = num_leaves
@@ -171,6 +178,7 @@ class FeasibilityClassifier(ClassifierMixin, BaseEstimator):
         self.memory_floor_columns = memory_floor_columns
         self.memory_floor_load = memory_floor_load
         self.memory_ceiling_columns = memory_ceiling_columns
+        self.memory_floor_ratio = memory_floor_ratio
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -320,7 +328,8 @@ class FeasibilityClassifier(ClassifierMixin, BaseEstimator):
             probability[untried] = 0.0
         if self.memory_floor_columns:
             floor, memory = self._memory_floors(X)
-            probability[memory < floor] = 0.0  # NaN (key or memory unknown): no rule
+            # NaN (key or memory unknown): no rule
+            probability[memory < self.memory_floor_ratio * floor] = 0.0
         if self.memory_ceiling_columns:
             ceiling, memory = self._memory_ceilings(X)
             probability[memory <= ceiling] = 0.0
