@@ -23,7 +23,6 @@ from .features import (
 )
 from .ranking import rank_arrays
 from .regressor import LeapRegressor
-from .schema.rules import FEW_ROWS
 from .training import (
     EVIDENCE_COLUMNS,
     FEASIBILITY_FEATURES,
@@ -332,7 +331,7 @@ def place(
     codes = predictions.type_codes
     n_types = len(names)
     # jobs in order of first appearance: a job given twice shares its (job, type) pairs
-    job_codes = _first_appearance_codes(predictions.job_id[::n_types])
+    job_codes = pd.factorize(np.asarray(predictions.job_id[::n_types], dtype=object))[0]
     order, added = rank_arrays(
         np.repeat(job_codes, n_types), codes, names,
         predictions.predicted,
@@ -343,15 +342,6 @@ def place(
     )
     return frame_of_arrays([*predictions.columns(order), *added.values()], _RANKED_COLUMNS,
                            pd.RangeIndex(len(order)))
-
-
-def _first_appearance_codes(job_ids) -> np.ndarray:
-    """0 for the first job id, 1 for the next new one, ...; a job given twice gets its first code."""
-    if len(job_ids) > FEW_ROWS:
-        return pd.factorize(np.asarray(job_ids, dtype=object))[0]
-    seen: dict = {}
-    return np.array([seen.setdefault(v, len(seen)) for v in np.asarray(job_ids, dtype=object).tolist()],
-                    dtype=np.intp)
 
 
 def _unit_costs(hardware: pd.DataFrame, names: list[str]) -> np.ndarray:

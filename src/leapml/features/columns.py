@@ -10,7 +10,7 @@ import pandas as pd
 from leapml._frames import frame_of_arrays as _frame
 from leapml.features.as_of import _KeyStats, _take
 from leapml.features.inputs import _OTHER_PRECISION, _as_category, _categorical, _whole
-from leapml.features.names import _DAY_NS, _FEATURE_INDEX, _FEATURE_NAMES
+from leapml.features.names import _DAY_NS, _FEATURE_INDEX, _FEATURE_NAMES, FEATURE_GROUPS
 from leapml.features.rows import _Catalog, _Rows
 
 __all__ = ["FeatureColumns"]
@@ -97,14 +97,6 @@ _PARAMETER_BYTES = np.array([4.0, 4.0, 2.0, 2.0, 2.0, 2.0])
 _STATE_BYTES = 16.0
 
 
-#: The columns :func:`_model_size_columns` returns, in order.
-_MODEL_SIZE_FEATURES = (
-    "param_count", "flops_per_sample", "embedding_gb", "log_compute_seconds_per_step",
-    "log_weight_seconds_per_step", "log_gradient_seconds_per_step", "log_roofline_throughput",
-    "embedding_gb_per_memory_gb", "model_state_gb_per_device", "model_state_gb_per_memory_gb",
-)
-
-
 def _model_size_columns(rows: _Rows, out: dict) -> dict:
     """What the model's size implies on this hardware: a roofline of one step, and its state.
 
@@ -121,7 +113,7 @@ def _model_size_columns(rows: _Rows, out: dict) -> dict:
     if np.isnan(params).all() and np.isnan(flops).all() and np.isnan(sizes["embedding_gb"]).all():
         # no size known (a log without the columns): every column below is unknown
         unknown = np.full(len(params), np.nan)
-        return {name: unknown.copy() for name in _MODEL_SIZE_FEATURES}
+        return {name: unknown.copy() for name in FEATURE_GROUPS["model_size"]}
     trainers, batch = rows.trainers, rows.batch
     weight_bytes = params * _PARAMETER_BYTES[np.minimum(rows.precision, _OTHER_PRECISION)]
     sharded = np.asarray(rows.text["parallelism"].to_numpy(dtype=object) == "fsdp")

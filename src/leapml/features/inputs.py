@@ -6,12 +6,13 @@ The columns themselves are checked and parsed by :func:`leapml.schema.rules.chec
 from __future__ import annotations
 
 import zlib
+from functools import lru_cache
 
 import numpy as np
 import pandas as pd
 
 from leapml.schema import DEFAULT_THROUGHPUT_UNIT, PRECISIONS
-from leapml.schema.rules import _PRECISION_DTYPE, FEW_ROWS
+from leapml.schema.rules import FEW_ROWS
 
 # the column of the catalog's peak table that precisions outside PRECISIONS read
 _OTHER_PRECISION = len(PRECISIONS)
@@ -166,14 +167,12 @@ def _text_hashes(values) -> np.ndarray:
     return table[codes]  # code -1 (null) reads the last entry
 
 
+@lru_cache(maxsize=64)
 def _precision_hashes(dtype: pd.CategoricalDtype) -> np.ndarray:
-    """The hash of each precision category of ``dtype``, and 0 for a null code (-1)."""
-    if dtype is _PRECISION_DTYPE or dtype == _PRECISION_DTYPE:
-        return _STANDARD_PRECISION_HASHES
-    return np.array([*map(_crc, dtype.categories), 0], dtype=np.uint64)
-
-
-_STANDARD_PRECISION_HASHES = np.array([*map(_crc, _PRECISION_DTYPE.categories), 0], dtype=np.uint64)
+    """The hash of each precision category of ``dtype``, and 0 for a null code (-1); read-only."""
+    table = np.array([*map(_crc, dtype.categories), 0], dtype=np.uint64)
+    table.flags.writeable = False
+    return table
 
 
 def _config_codes(trainers, batch, seq_len, precision, precision_dtype, parallelism) -> np.ndarray:
