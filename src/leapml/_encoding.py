@@ -229,14 +229,16 @@ class ColumnEncoder:
             if len(found) > max(_WHOLE_TABLE, 2 * len(codes)):
                 # only the categories these rows use: cheap for a few rows of a large dtype
                 if len(codes) and (codes == codes[0]).all():
-                    # one value (a job's candidates): no sorting
+                    # one value (a job's candidates): no sorting, and one category read
                     used, codes = codes[:1], np.zeros(len(codes), dtype=np.intp)
+                    value = found[max(int(used[0]), 0)]
+                    table = self._lookup(j, [value.item() if isinstance(value, np.generic) else value])
                 else:
                     used, codes = np.unique(codes, return_inverse=True)
-                table = self._lookup(j, found.take(np.maximum(used, 0)).tolist())
+                    table = self._lookup(j, found.take(np.maximum(used, 0)).tolist())
                 table[used < 0] = np.nan
                 return table[codes]
-            names = found.tolist()
+            names = found.to_numpy(dtype=object).tolist()  # cheaper than tolist on Arrow text
         else:
             codes, found = pd.factorize(np.asarray(values, dtype=object))
             names = np.asarray(found, dtype=object).tolist()

@@ -130,7 +130,8 @@ class _Predictions(NamedTuple):
     job_id: object  # NumPy or pandas array
     #: each row's hardware type, as a position in ``type_names``
     type_codes: np.ndarray
-    type_names: pd.Index
+    #: the candidate hardware types, as text
+    type_names: list
     trainer_count: object
     predicted: np.ndarray
     #: probability of fitting of each row (NaN: unknown)
@@ -145,7 +146,7 @@ class _Predictions(NamedTuple):
                    self.interval[:, 0], self.interval[:, 1]]
         if order is not None:
             columns = [taken(values, order) for values in columns]
-        return [columns[0], self.type_names.array.take(codes), *columns[1:]]
+        return [columns[0], cached_index(tuple(self.type_names)).array.take(codes), *columns[1:]]
 
     def frame(self) -> pd.DataFrame:
         # one frame built from arrays: copying, casting and re-indexing a
@@ -178,7 +179,7 @@ def _predictions(model, jobs, hardware, history, at, hardware_types,
     n_jobs, n_types = len(jobs), len(names)
     repeat = np.repeat(np.arange(n_jobs), n_types)
     job_id = column_values(jobs["job_id"], repeat)
-    return _Predictions(job_id, np.tile(np.arange(n_types), n_jobs), cached_index(tuple(names)),
+    return _Predictions(job_id, np.tile(np.arange(n_types), n_jobs), names,
                         column_values(jobs["trainer_count"], repeat),
                         np.asarray(model.predict(X if isinstance(model, LeapRegressor) else frame),
                                    dtype=float),
@@ -326,7 +327,7 @@ def place(
     """
     predictions = _predictions(model, jobs, hardware, history, at, hardware_types, feasibility,
                                coverage)
-    names = predictions.type_names.tolist()
+    names = predictions.type_names
     unit_cost = _unit_costs(hardware, names)
     codes = predictions.type_codes
     n_types = len(names)
@@ -351,12 +352,12 @@ def _unit_costs(hardware: pd.DataFrame, names: list[str]) -> np.ndarray:
     they are needed.
     """
     catalog = _as_text(hardware["hardware_type"])
-    if "cost_per_device_hour" not in hardware.columns:
-        values = [np.nan] * len(catalog)
-    else:
-        values = hardware["cost_per_device_hour"].to_numpy(dtype=float, na_value=np.nan).tolist()
-    cost = dict(zip(catalog, values, strict=True))
-    unit = np.array([cost.get(name, np.nan) for name in names], dtype=np.float64)
+    # a type listed twice takes its last row's cost; a type not listed reads the trailing NaN
+    row = {name: position for position, name in enumerate(catalog)}
+    costs = np.full(len(catalog) + 1, np.nan)
+    if "cost_per_device_hour" in hardware.columns:
+        costs[:-1] = hardware["cost_per_device_hour"].to_numpy(dtype=float, na_value=np.nan)
+    unit = costs[[row.get(name, -1) for name in names]]
     usable = (unit > 0) & (unit < np.inf)
     if not usable.all():
         unknown = np.isnan(unit)
@@ -376,7 +377,8 @@ def _as_text(column: pd.Series) -> list[str]:
     """``[str(value) for value in column]``, converting a categorical's categories only once."""
     values = column.array
     if isinstance(values, pd.Categorical):
-        names = [str(name) for name in values.categories.tolist()] + [str(np.nan)]  # code -1: NaN
+        names = [str(name) for name in values.categories.to_numpy(dtype=object).tolist()] + [
+            str(np.nan)]  # code -1: NaN
         return [names[code] for code in values.codes.tolist()]
     return [str(value) for value in column.to_numpy(dtype=object)]
 

@@ -127,7 +127,7 @@ def _rank_arrays(job_codes, hardware_codes, hardware_names, throughput, hourly, 
         "throughput_per_cost": per_cost[order],
         "rankable": rankable[order],
         "rank": rank.astype(np.int64),
-        "reason": pd.Categorical.from_codes(reason[order], dtype=_REASON_DTYPE),
+        "reason": pd.Categorical.from_codes(reason[order], dtype=_REASON_DTYPE, validate=False),
         "score": score[order],
     }
 

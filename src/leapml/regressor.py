@@ -366,7 +366,7 @@ class LeapRegressor(PriorsMixin, IntervalsMixin, ExplainMixin, RegressorMixin, B
                 f"X is a mapping of {len(keys)} named columns, but {type(self).__name__} was "
                 "fitted without feature names: give it the rows as an array"
             )
-        columns = [X[k] if hasattr(X[k], "dtype") else np.asarray(X[k]) for k in keys]
+        columns = [c if hasattr(c, "dtype") else np.asarray(c) for c in (X[k] for k in keys)]
         lengths = {len(c) for c in columns}
         if len(lengths) > 1:
             raise ValueError(f"X's columns differ in length: {sorted(lengths)}")
@@ -509,7 +509,7 @@ class LeapRegressor(PriorsMixin, IntervalsMixin, ExplainMixin, RegressorMixin, B
         >>> model.fit(X, np.exp(X[:, 0] / 10)).predict_bin_proba(X[:3]).shape
         (3, 2)
         """
-        check_is_fitted(self)
+        check_is_fitted(self, "regressors_")  # named: no scan of every attribute
         return self._proba(self._validate_X(X, reset=False), effective_threads(self.n_jobs))
 
     def predict_bin(self, X):
@@ -552,7 +552,7 @@ class LeapRegressor(PriorsMixin, IntervalsMixin, ExplainMixin, RegressorMixin, B
         >>> bool(model.fit(X, np.exp(X[:, 0] / 10)).predict(X).min() > 0)
         True
         """
-        check_is_fitted(self)
+        check_is_fitted(self, "regressors_")  # named: no scan of every attribute
         return self._predict_encoded(self._validate_X(X, reset=False))
 
     def _route(self, encoded):

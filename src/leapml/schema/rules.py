@@ -105,7 +105,7 @@ def precision_codes(series: pd.Series) -> tuple[np.ndarray, pd.CategoricalDtype]
     """
     values = series.array
     if isinstance(values, pd.Categorical):
-        raw, uniques = values.codes, values.categories.tolist()
+        raw, uniques = values.codes, values.categories.to_numpy(dtype=object).tolist()
     elif len(values) <= FEW_ROWS:
         uniques = values.to_numpy(dtype=object).tolist()
         raw = np.arange(len(uniques))
@@ -266,6 +266,8 @@ def check_ends_after_submission(early: np.ndarray, frame, problems: list[str]) -
 
 
 def _numeric(dtype) -> bool:
+    if isinstance(dtype, np.dtype):  # the common case, without pandas' dtype dispatch
+        return dtype.kind in "iufc"
     return pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype)
 
 
