@@ -109,6 +109,26 @@ def test_batch_size_may_be_null_once_coerced():
     validate_attempts(coerced)
 
 
+
+@pytest.mark.parametrize("column", ["trainer_count", "batch_size"])
+def test_a_fractional_count_is_refused_by_the_log_validator_and_at_scoring(column):
+    # counts come as floats from some tables: 8.0 is fine, 8.5 trainers is not a launch
+    log = make_log(4, 40)
+    log[column] = log[column].astype(float)
+    validate_attempts(coerce_attempts(log))  # whole floats pass once coerced
+    log.loc[[5], column] = log.loc[5, column] + 0.5
+    with pytest.raises(SchemaError) as caught:
+        validate_attempts(log)
+    assert any(f"{column} must be a whole number; it is not in 1 row(s) (index [5])" in p
+               for p in caught.value.problems)
+    catalog = make_catalog()
+    index = HistoryIndex(make_log(4, 40), catalog)
+    jobs = log.loc[[4, 5]]
+    with pytest.raises(SchemaError, match=f"{column} must be a whole number; it is not in 1 row"):
+        index.candidate_features(jobs, catalog["hardware_type"].tolist(), at=index.end)
+    index.candidate_features(log.loc[[4]], catalog["hardware_type"].tolist(), at=index.end)
+
+
 # -- optional columns --------------------------------------------------------------
 
 

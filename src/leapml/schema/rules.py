@@ -178,6 +178,16 @@ def check_positive(name: str, series: pd.Series, frame, problems: list[str], row
     return values
 
 
+def check_count(name: str, series: pd.Series, frame, problems: list[str], rows=None) -> np.ndarray:
+    """A count (trainers, batch size, sequence length, ...) is a whole number > 0 where given."""
+    values = check_positive(name, series, frame, problems, rows)
+    with np.errstate(invalid="ignore"):
+        bad = _within(np.isfinite(values) & (values % 1 != 0), rows)
+    if bad.any():
+        problems.append(f"{name} must be a whole number; it is not in {describe_rows(bad, frame)}")
+    return values
+
+
 def check_model_sizes(frame: pd.DataFrame, problems: list[str], rows=None, *,
                       check_dtypes: bool = True) -> dict[str, np.ndarray]:
     """The optional model-size columns, as floats (NaN where absent or null).
@@ -337,7 +347,7 @@ def check_rows(
         if not _numeric(read[name].dtype):
             problems.append(f"column {name!r} has dtype {read[name].dtype}, expected numbers")
             continue
-        parsed[name] = check_positive(name, read[name], frame, problems, rows)
+        parsed[name] = check_count(name, read[name], frame, problems, rows)
     if "precision" in read:
         if _numeric(read["precision"].dtype):
             problems.append(f"column 'precision' has dtype {read['precision'].dtype}, expected category")

@@ -16,6 +16,7 @@ from leapml.schema.columns import (
 )
 from leapml.schema.rules import (
     COUNT_COLUMNS,
+    check_count,
     check_ends_after_submission,
     check_hardware_types,
     check_model_sizes,
@@ -122,7 +123,7 @@ def validate_attempts(attempts: pd.DataFrame, hardware: pd.DataFrame | None = No
         check_precision(attempts["precision"], attempts, problems)
     for name in COUNT_COLUMNS:
         if name in cols and pd.api.types.is_numeric_dtype(attempts[name].dtype):
-            check_positive(name, attempts[name], attempts, problems)
+            check_count(name, attempts[name], attempts, problems)
     check_model_sizes(attempts, problems, check_dtypes=False)
     if {"status", "throughput"} <= set(cols) and pd.api.types.is_numeric_dtype(attempts["throughput"]):
         ok = ok_rows(attempts["status"])
