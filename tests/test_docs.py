@@ -364,6 +364,26 @@ def test_held_out_figures_quote_the_kept_runs(by, name):
     assert (DOCS / "img" / f"held_out_{name}.svg").exists()
 
 
+
+def _mean_learned_row(name: str) -> list[str]:
+    """The leap / learned / throughput-per-cost row of a kept run's mean over seeds."""
+    text = (DOCS / "results-data" / "method-levers" / name).read_text()
+    mean = text[text.index("mean over seeds"):]
+    return next([c.strip() for c in line.strip("|").split("|")] for line in mean.splitlines()
+                if line.startswith("| leap | learned") and "throughput_per_cost" in line)
+
+
+def test_memory_floor_override_prose_quotes_the_kept_small_runs():
+    page = (DOCS / "results.md").read_text()
+    percent = lambda share: f"{100 * float(share):.1f}%"  # noqa: E731
+    base = _mean_learned_row("placement_small_seeds012345_most_likely.md")
+    strict = _mean_learned_row("placement_small_seeds012345_memory_floor_override_0999.md")
+    loose = _mean_learned_row("placement_small_seeds012345_memory_floor_override_099.md")
+    assert (f"takes regret from {percent(base[5])} to {percent(strict[5])} at {percent(strict[7])} "
+            f"infeasible picks\nagainst {percent(base[7])}, and 0.99 to {percent(loose[5])} at "
+            f"{percent(loose[7])}") in page
+
+
 def _kept_placement_rows(name: str) -> list[list[str]]:
     """The rows of the first table of a kept placement run (cells as text)."""
     text = (DOCS / "results-data" / "method-levers" / name).read_text()
@@ -402,6 +422,12 @@ def test_feasibility_lever_table_quotes_the_kept_runs():
     precision, recall = _kept_feasibility_rows("placement_production_seed0_memory_floor_ratio_075.md")["0.500"]
     assert cells["floors at 0.75 of their memory"] == [f"{precision} / {recall}", percent(ratio[5]),
                                                        percent(ratio[7])]
+    for bar, name in (("0.999", "0999"), ("0.99", "099")):
+        kept = f"placement_production_seed0_memory_floor_override_{name}.md"
+        row = {r[3]: r for r in _kept_placement_rows(kept) if r[1] == "learned"}["throughput_per_cost"]
+        precision, recall = _kept_feasibility_rows(kept)["0.500"]
+        assert cells[f"floors overridden where the classifier gives >= {bar}"] == [
+            f"{precision} / {recall}", percent(row[5]), percent(row[7])]
     floors = {r[3]: r for r in _kept_placement_rows("placement_production_seed0_no_memory_floors.md")
               if r[1] == "learned"}
     precision, recall = _kept_feasibility_rows("placement_production_seed0_no_memory_floors.md")["0.500"]

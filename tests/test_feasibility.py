@@ -11,7 +11,16 @@ from leapml import LeapRegressor
 from leapml.feasibility import FeasibilityClassifier
 from leapml.features import build_features
 from leapml.model_file import load_feasibility, save
-from leapml.placement import FEASIBILITY_FEATURES, fit_feasibility, fit_window, place
+from leapml.placement import (
+    EVIDENCE_COLUMNS,
+    FEASIBILITY_FEATURES,
+    MEMORY_FLOOR_COLUMNS,
+    MEMORY_FLOOR_LOAD,
+    MONOTONE_FEATURES,
+    fit_feasibility,
+    fit_window,
+    place,
+)
 from leapml.schema import LAUNCH_COLUMNS
 
 SMALL_MEMORY_GB = 64  # the catalog's V100 (32 GB, the cheapest type) is the only one below
@@ -156,6 +165,24 @@ def test_a_job_never_run_on_small_memory_is_not_let_onto_it(seed):
     assert np.median(feasibility.fit_probability(X[small])) > 0.5
 
 
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_memory_floor_override_trusts_a_classifier_where_the_log_is_silent(seed):
+    # why fit_feasibility keeps its floors whole: below a floor the log holds no oom,
+    # and a nearly certain classifier sends every big job where it cannot fit
+    log, catalog = _never_tried_small(seed)
+    model, _ = _models(log, catalog)
+    overridden = fit_feasibility(log, catalog, window_days=400, model=FeasibilityClassifier(
+        evidence_columns=list(EVIDENCE_COLUMNS), monotone=dict(MONOTONE_FEATURES),
+        memory_floor_columns=list(MEMORY_FLOOR_COLUMNS), memory_floor_load=dict(MEMORY_FLOOR_LOAD),
+        memory_ceiling_columns=list(MEMORY_FLOOR_COLUMNS), memory_floor_override=0.999,
+        random_state=0))
+    jobs = _big_jobs(log)
+    first = place(model, jobs, catalog, history=log, feasibility=overridden).query("rank == 1")
+    assert len(first) == jobs["job_id"].nunique() > 0
+    assert (first["hardware_type"] == "V100").all()
+
+
 def test_memory_floor_counts_only_configurations_needing_as_much():
     X = pd.DataFrame({"model_type": ["a"] * 6 + ["b"] * 2,
                       "memory_gb": [16.0, 80.0, 40.0, 80.0, 40.0, 16.0, 24.0, 80.0],
@@ -192,6 +219,33 @@ def test_memory_floor_ratio_lets_memory_just_below_the_floor_through(ratio, kept
     assert ((p == 0) == np.array(kept_out)).all()
     with pytest.raises(ValueError, match="memory_floor_ratio"):
         FeasibilityClassifier(memory_floor_ratio=0.0).fit(X, fits)
+
+
+
+def test_memory_floor_override_keeps_the_classifiers_probability_only_above_the_bar():
+    rng = np.random.default_rng(0)
+    memory = rng.choice([16.0, 24.0, 40.0, 80.0], size=400)
+    # type "a" completed only on 80 GB; the others on everything, running out below 20 GB
+    model_type = np.where(np.arange(400) < 100, "a", "b")
+    keep = (model_type == "b") | (memory == 80.0)
+    X = pd.DataFrame({"model_type": model_type, "memory_gb": memory})[keep].reset_index(drop=True)
+    fits = np.where(X["model_type"] == "a", True, X["memory_gb"] > 20.0)
+    query = pd.DataFrame({"model_type": ["a"] * 3, "memory_gb": [16.0, 40.0, 80.0]})
+
+    def probability(**params):
+        return FeasibilityClassifier(n_estimators=20, min_child_samples=5, random_state=0,
+                                     **params).fit(X, fits).fit_probability(query)
+
+    free = probability()  # the classifier alone: no floor
+    floored = probability(memory_floor_columns=[("model_type",)])
+    assert floored[0] == 0 and floored[1] == 0 and floored[2] == free[2]
+    # a bar between the classifier's answers on 16 and 40 GB lets 40 GB through, not 16 GB
+    assert free[0] < 0.5 < free[1]
+    bar = (free[0] + free[1]) / 2
+    overridden = probability(memory_floor_columns=[("model_type",)], memory_floor_override=bar)
+    np.testing.assert_array_equal(overridden, [0.0, free[1], free[2]])
+    with pytest.raises(ValueError, match="memory_floor_override"):
+        FeasibilityClassifier(memory_floor_override=1.5).fit(X, fits)
 
 
 def test_memory_ceiling_keeps_a_configuration_off_memory_a_lighter_one_ran_out_of():

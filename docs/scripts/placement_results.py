@@ -8,6 +8,8 @@ simulated fleets and adds the mean over them; ``--min-fit-probability 0.5
 keeps the run to the cascade; ``--no-memory-floors`` measures the
 feasibility model as it was before its memory floors and ceilings;
 ``--no-memory-ceilings`` the default one less its memory ceilings;
+``--memory-floor-override 0.999`` the default one letting a job below a floor
+keep a probability of at least that;
 ``--if-none-fit most_likely`` gives a job no type is likely enough to fit
 its most likely type instead of a failed launch).
 """
@@ -51,6 +53,10 @@ def main() -> None:
     parser.add_argument("--memory-floor-ratio", type=float, default=None,
                         help="the default feasibility model keeping out only memory below this "
                              "share of a floor (FeasibilityClassifier(memory_floor_ratio=...))")
+    parser.add_argument("--memory-floor-override", type=float, default=None,
+                        help="the default feasibility model letting a job below a memory floor keep "
+                             "the classifier's probability where it is at least this "
+                             "(FeasibilityClassifier(memory_floor_override=...))")
     parser.add_argument("--no-memory-ceilings", action="store_true",
                         help="the default feasibility model without its memory ceilings")
     parser.add_argument("--if-none-fit", choices=IF_NONE_FIT, default=IF_NONE_FIT[0],
@@ -99,25 +105,19 @@ def _run(args, seed, keep):
 
 
 def _feasibility(args):
-    """None (fit_feasibility's default), or that model without its memory floors (and
-    ceilings), or without its memory ceilings."""
+    """fit_feasibility's default model, or that model with the levers of the options."""
     if args.no_memory_floors:
         return FeasibilityClassifier(evidence_columns=list(EVIDENCE_COLUMNS),
                                      monotone=dict(MONOTONE_FEATURES), random_state=0)
-    if args.no_memory_ceilings:
-        return FeasibilityClassifier(evidence_columns=list(EVIDENCE_COLUMNS),
-                                     monotone=dict(MONOTONE_FEATURES),
-                                     memory_floor_columns=list(MEMORY_FLOOR_COLUMNS),
-                                     memory_floor_load=dict(MEMORY_FLOOR_LOAD),
-                                     random_state=0)
-    if args.memory_floor_ratio is not None:
-        return FeasibilityClassifier(evidence_columns=list(EVIDENCE_COLUMNS),
-                                     monotone=dict(MONOTONE_FEATURES),
-                                     memory_floor_columns=list(MEMORY_FLOOR_COLUMNS),
-                                     memory_floor_load=dict(MEMORY_FLOOR_LOAD),
-                                     memory_ceiling_columns=list(MEMORY_FLOOR_COLUMNS),
-                                     memory_floor_ratio=args.memory_floor_ratio, random_state=0)
-    return None
+    ceilings = None if args.no_memory_ceilings else list(MEMORY_FLOOR_COLUMNS)
+    return FeasibilityClassifier(evidence_columns=list(EVIDENCE_COLUMNS),
+                                 monotone=dict(MONOTONE_FEATURES),
+                                 memory_floor_columns=list(MEMORY_FLOOR_COLUMNS),
+                                 memory_floor_load=dict(MEMORY_FLOOR_LOAD),
+                                 memory_ceiling_columns=ceilings,
+                                 memory_floor_ratio=args.memory_floor_ratio or 1.0,
+                                 memory_floor_override=args.memory_floor_override,
+                                 random_state=0)
 
 
 def _print_run(result) -> None:

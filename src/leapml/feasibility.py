@@ -96,6 +96,13 @@ class FeasibilityClassifier(ClassifierMixin, BaseEstimator):
         floor``. ``1`` keeps out everything below the floor; a smaller ratio
         lets the classifier judge devices somewhat smaller than any a
         configuration was seen fitting on.
+    memory_floor_override : float in (0, 1] or None, default=None
+        The probability of fitting, from the classifier itself, at or above
+        which a row below its floor keeps that probability: the floor then
+        keeps out only what the classifier is less sure of. Below a floor the
+        log rarely shows an ``oom``, so the classifier's confidence there is
+        an extrapolation; a bar near 1 trusts it only where it is nearly
+        certain. ``None``: the floor keeps out every row below it.
     memory_ceiling_columns : list of tuple of str, default=None
         Keys at or below whose largest out-of-memory device memory nothing is
         let fit: for each tuple of column names, a row whose key ran out of
@@ -161,12 +168,13 @@ class FeasibilityClassifier(ClassifierMixin, BaseEstimator):
         "memory_floor_load": [dict, None],
         "memory_ceiling_columns": [list, None],
         "memory_floor_ratio": [Interval(Real, 0, 1, closed="right")],
+        "memory_floor_override": [Interval(Real, 0, 1, closed="right"), None],
     }
 
     def __init__(self, *, n_estimators=100, learning_rate=0.1, num_leaves=31,
                  min_child_samples=10, n_jobs=None, random_state=None, evidence_columns=None,
                  monotone=None, memory_floor_columns=None, memory_floor_load=None,
-                 memory_ceiling_columns=None, memory_floor_ratio=1.0):
+                 memory_ceiling_columns=None, memory_floor_ratio=1.0, memory_floor_override=None):
         self.n_estimators = n_estimators
         self.learning_rate = learning_rate
         self.num_leaves = num_leaves
@@ -179,6 +187,7 @@ class FeasibilityClassifier(ClassifierMixin, BaseEstimator):
         self.memory_floor_load = memory_floor_load
         self.memory_ceiling_columns = memory_ceiling_columns
         self.memory_floor_ratio = memory_floor_ratio
+        self.memory_floor_override = memory_floor_override
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -329,7 +338,10 @@ class FeasibilityClassifier(ClassifierMixin, BaseEstimator):
         if self.memory_floor_columns:
             floor, memory = self._memory_floors(X)
             # NaN (key or memory unknown): no rule
-            probability[memory < self.memory_floor_ratio * floor] = 0.0
+            below = memory < self.memory_floor_ratio * floor
+            if self.memory_floor_override is not None:
+                below &= probability < self.memory_floor_override
+            probability[below] = 0.0
         if self.memory_ceiling_columns:
             ceiling, memory = self._memory_ceilings(X)
             probability[memory <= ceiling] = 0.0
