@@ -382,6 +382,9 @@ def test_memory_floor_override_prose_quotes_the_kept_small_runs():
     assert (f"takes regret from {percent(base[5])} to {percent(strict[5])} at {percent(strict[7])} "
             f"infeasible picks\nagainst {percent(base[7])}, and 0.99 to {percent(loose[5])} at "
             f"{percent(loose[7])}") in page
+    backed = _mean_learned_row("placement_small_seeds012345_memory_floor_override_0999_backed.md")
+    assert (f"takes regret from {percent(base[5])} to {percent(backed[5])} at {percent(backed[7])} "
+            "infeasible\npicks") in page
 
 
 def _kept_placement_rows(name: str) -> list[list[str]]:
@@ -422,11 +425,13 @@ def test_feasibility_lever_table_quotes_the_kept_runs():
     precision, recall = _kept_feasibility_rows("placement_production_seed0_memory_floor_ratio_075.md")["0.500"]
     assert cells["floors at 0.75 of their memory"] == [f"{precision} / {recall}", percent(ratio[5]),
                                                        percent(ratio[7])]
-    for bar, name in (("0.999", "0999"), ("0.99", "099")):
+    for label, name in (("where the classifier gives >= 0.999", "0999"),
+                        ("where the classifier gives >= 0.99", "099"),
+                        ("at >= 0.999 where the family backs it", "0999_backed")):
         kept = f"placement_production_seed0_memory_floor_override_{name}.md"
         row = {r[3]: r for r in _kept_placement_rows(kept) if r[1] == "learned"}["throughput_per_cost"]
         precision, recall = _kept_feasibility_rows(kept)["0.500"]
-        assert cells[f"floors overridden where the classifier gives >= {bar}"] == [
+        assert cells[f"floors overridden {label}"] == [
             f"{precision} / {recall}", percent(row[5]), percent(row[7])]
     floors = {r[3]: r for r in _kept_placement_rows("placement_production_seed0_no_memory_floors.md")
               if r[1] == "learned"}

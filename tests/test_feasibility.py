@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from sklearn.base import clone
 from test_features import make_catalog, make_log
 
 from leapml import LeapRegressor
@@ -166,8 +167,42 @@ def test_a_job_never_run_on_small_memory_is_not_let_onto_it(seed):
 
 
 
+
+def test_memory_override_columns_trust_the_classifier_only_where_similar_work_fitted(tmp_path):
+    X = pd.DataFrame({
+        "model_type": ["a"] * 4 + ["b"] * 4 + ["c"] * 4,
+        "model_family": ["f"] * 8 + ["g"] * 4,
+        "memory_gb": [80.0] * 4 + [40.0, 40.0, 24.0, 24.0] + [16.0] * 4,
+        "batch_size": [8] * 4 + [16, 16, 4, 4] + [64] * 4,
+    })
+    fits = np.array([True] * 8 + [False] * 4)
+    # "a" at batch 8: its floor is 80 GB; its family fitted batch 16 on 40 GB, only batch 4 on 24 GB
+    query = pd.DataFrame({"model_type": ["a"] * 3, "model_family": ["f"] * 3,
+                          "memory_gb": [24.0, 40.0, 80.0], "batch_size": [8] * 3})
+    common = {"n_estimators": 3, "min_child_samples": 1, "random_state": 0,
+              "memory_floor_columns": [("model_type",)], "memory_floor_load": {"batch_size": 1},
+              "memory_floor_override": 1e-9}  # a bar every answer passes: the backing decides
+    bar_alone = FeasibilityClassifier(**common).fit(X, fits).fit_probability(query)
+    backed = FeasibilityClassifier(memory_override_columns=[("model_family",)],
+                                   memory_override_load={"batch_size": 1},
+                                   **common).fit(X, fits).fit_probability(query)
+    assert (bar_alone > 0).all()
+    assert backed[0] == 0 and backed[1] == bar_alone[1] and backed[2] == bar_alone[2]
+    # the backing travels in the model file
+    clf = FeasibilityClassifier(memory_override_columns=[("model_family",)],
+                                memory_override_load={"batch_size": 1}, **common).fit(X, fits)
+    model = LeapRegressor(n_bins=2, n_estimators=3, min_bin_rows=1, random_state=0).fit(
+        np.arange(40.0).reshape(-1, 1), np.exp(np.arange(40.0) / 10))
+    again = load_feasibility(save(model, tmp_path / "model.leap", feasibility=clf))
+    assert again.memory_override_ == clf.memory_override_ and again.get_params() == clf.get_params()
+    np.testing.assert_array_equal(again.fit_probability(query), backed)
+    with pytest.raises(ValueError, match="memory_override_load"):
+        FeasibilityClassifier(memory_override_columns=[("model_family",)],
+                              memory_override_load={"batch_size": 3}).fit(X, fits)
+
+
 @pytest.mark.parametrize("seed", [0, 1, 2])
-def test_memory_floor_override_trusts_a_classifier_where_the_log_is_silent(seed):
+def test_memory_floor_override_alone_trusts_a_classifier_where_the_log_is_silent(seed):
     # why fit_feasibility keeps its floors whole: below a floor the log holds no oom,
     # and a nearly certain classifier sends every big job where it cannot fit
     log, catalog = _never_tried_small(seed)
@@ -181,6 +216,12 @@ def test_memory_floor_override_trusts_a_classifier_where_the_log_is_silent(seed)
     first = place(model, jobs, catalog, history=log, feasibility=overridden).query("rank == 1")
     assert len(first) == jobs["job_id"].nunique() > 0
     assert (first["hardware_type"] == "V100").all()
+    # backed by the family's work (none as heavy ran on the V100), the override keeps them off
+    backed = fit_feasibility(log, catalog, window_days=400, model=clone(overridden).set_params(
+        memory_override_columns=[("model_family", "precision", "parallelism")],
+        memory_override_load={**MEMORY_FLOOR_LOAD, "model_state_gb_per_device": 1}))
+    first = place(model, jobs, catalog, history=log, feasibility=backed).query("rank == 1")
+    assert not (first["hardware_type"] == "V100").any()
 
 
 def test_memory_floor_counts_only_configurations_needing_as_much():

@@ -9,7 +9,8 @@ keeps the run to the cascade; ``--no-memory-floors`` measures the
 feasibility model as it was before its memory floors and ceilings;
 ``--no-memory-ceilings`` the default one less its memory ceilings;
 ``--memory-floor-override 0.999`` the default one letting a job below a floor
-keep a probability of at least that;
+keep a probability of at least that, ``--backed-override`` only where its
+family fitted as much on as little memory;
 ``--if-none-fit most_likely`` gives a job no type is likely enough to fit
 its most likely type instead of a failed launch).
 """
@@ -31,6 +32,10 @@ from leapml.placement import (
     MONOTONE_FEATURES,
 )
 from leapml.ranking import IF_NONE_FIT
+
+#: What --backed-override asks of the log: a configuration of the job's family needing as much.
+BACKING_COLUMNS = [("model_family", "precision", "parallelism")]
+BACKING_LOAD = {**MEMORY_FLOOR_LOAD, "model_state_gb_per_device": 1}
 
 _POLICIES = ("leap", "single_lightgbm", "lookup_table", "persistence")
 
@@ -57,6 +62,11 @@ def main() -> None:
                         help="the default feasibility model letting a job below a memory floor keep "
                              "the classifier's probability where it is at least this "
                              "(FeasibilityClassifier(memory_floor_override=...))")
+    parser.add_argument("--backed-override", action="store_true",
+                        help="with --memory-floor-override: trust the classifier below a floor only "
+                             "where its model family, at its precision and parallelism, fitted a "
+                             "configuration needing as much (model state included) on as little "
+                             "memory (FeasibilityClassifier(memory_override_columns=...))")
     parser.add_argument("--no-memory-ceilings", action="store_true",
                         help="the default feasibility model without its memory ceilings")
     parser.add_argument("--if-none-fit", choices=IF_NONE_FIT, default=IF_NONE_FIT[0],
@@ -117,6 +127,8 @@ def _feasibility(args):
                                  memory_ceiling_columns=ceilings,
                                  memory_floor_ratio=args.memory_floor_ratio or 1.0,
                                  memory_floor_override=args.memory_floor_override,
+                                 memory_override_columns=BACKING_COLUMNS if args.backed_override else None,
+                                 memory_override_load=BACKING_LOAD if args.backed_override else None,
                                  random_state=0)
 
 

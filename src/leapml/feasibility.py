@@ -103,6 +103,19 @@ class FeasibilityClassifier(ClassifierMixin, BaseEstimator):
         log rarely shows an ``oom``, so the classifier's confidence there is
         an extrapolation; a bar near 1 trusts it only where it is nearly
         certain. ``None``: the floor keeps out every row below it.
+    memory_override_columns : list of tuple of str, default=None
+        Keys that must back ``memory_floor_override``: a row below its floor
+        keeps the classifier's probability only if, for each tuple, a
+        configuration of its key (e.g. ``("model_family", "precision",
+        "parallelism")``) needing at least as much by every
+        ``memory_override_load`` column fitted in ``fit`` on at most the
+        row's memory. A coarser key than the floor's, it lets the classifier
+        judge only memory the log has seen similar work fit in. ``None``:
+        the bar alone decides.
+    memory_override_load : dict of str to int, default=None
+        Columns along which a configuration needs more memory, for
+        ``memory_override_columns``, as ``memory_floor_load`` is for the
+        floors (e.g. ``{"batch_size": 1, "model_state_gb_per_device": 1}``).
     memory_ceiling_columns : list of tuple of str, default=None
         Keys at or below whose largest out-of-memory device memory nothing is
         let fit: for each tuple of column names, a row whose key ran out of
@@ -128,6 +141,9 @@ class FeasibilityClassifier(ClassifierMixin, BaseEstimator):
         ``[*load, memory]``, each ``memory_floor_load`` configuration (signed
         so that larger needs more) seen with the fitting class and its
         smallest ``memory_gb``.
+    memory_override_ : list of dict
+        As ``memory_floor_``, for each tuple of ``memory_override_columns``
+        (configurations by ``memory_override_load``).
     memory_ceiling_ : list of dict
         For each tuple of ``memory_ceiling_columns``, by value tuple: rows
         ``[*load, memory]``, each configuration seen running out of memory
@@ -169,12 +185,15 @@ class FeasibilityClassifier(ClassifierMixin, BaseEstimator):
         "memory_ceiling_columns": [list, None],
         "memory_floor_ratio": [Interval(Real, 0, 1, closed="right")],
         "memory_floor_override": [Interval(Real, 0, 1, closed="right"), None],
+        "memory_override_columns": [list, None],
+        "memory_override_load": [dict, None],
     }
 
     def __init__(self, *, n_estimators=100, learning_rate=0.1, num_leaves=31,
                  min_child_samples=10, n_jobs=None, random_state=None, evidence_columns=None,
                  monotone=None, memory_floor_columns=None, memory_floor_load=None,
-                 memory_ceiling_columns=None, memory_floor_ratio=1.0, memory_floor_override=None):
+                 memory_ceiling_columns=None, memory_floor_ratio=1.0, memory_floor_override=None,
+                 memory_override_columns=None, memory_override_load=None):
         self.n_estimators = n_estimators
         self.learning_rate = learning_rate
         self.num_leaves = num_leaves
@@ -188,6 +207,8 @@ class FeasibilityClassifier(ClassifierMixin, BaseEstimator):
         self.memory_ceiling_columns = memory_ceiling_columns
         self.memory_floor_ratio = memory_floor_ratio
         self.memory_floor_override = memory_floor_override
+        self.memory_override_columns = memory_override_columns
+        self.memory_override_load = memory_override_load
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -233,6 +254,7 @@ class FeasibilityClassifier(ClassifierMixin, BaseEstimator):
         evidence_keys = self._evidence_keys(X)
         floor_keys, memory, load = self._floor_keys(X)
         ceiling_keys, ceiling_memory, ceiling_load = self._floor_keys(X, ceiling=True)
+        backing_keys, backing_memory, backing_load = self._floor_keys(X, backing=True)
         X = self._validate_X(X, reset=True)
         if y is None:
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None.")
@@ -251,6 +273,10 @@ class FeasibilityClassifier(ClassifierMixin, BaseEstimator):
         self.memory_floor_ = [
             {} if fitted is None else _smallest_memory(key, memory, load, y == fitted)
             for key in floor_keys
+        ]
+        self.memory_override_ = [
+            {} if fitted is None else _smallest_memory(key, backing_memory, backing_load, y == fitted)
+            for key in backing_keys
         ]
         # largest memory of each configuration that ran out of it: the smallest, negated
         self.memory_ceiling_ = [
@@ -340,7 +366,11 @@ class FeasibilityClassifier(ClassifierMixin, BaseEstimator):
             # NaN (key or memory unknown): no rule
             below = memory < self.memory_floor_ratio * floor
             if self.memory_floor_override is not None:
-                below &= probability < self.memory_floor_override
+                trusted = probability >= self.memory_floor_override
+                if self.memory_override_columns:
+                    backing, _ = self._memory_floors(X, backing=True)
+                    trusted &= memory >= backing  # NaN: nothing similar fitted, no trust
+                below &= ~trusted
             probability[below] = 0.0
         if self.memory_ceiling_columns:
             ceiling, memory = self._memory_ceilings(X)
@@ -362,17 +392,19 @@ class FeasibilityClassifier(ClassifierMixin, BaseEstimator):
         """Each ``evidence_columns`` tuple's columns of ``X``, as arrays of text."""
         return _key_columns(X, self.evidence_columns, "evidence_columns")
 
-    def _floor_keys(self, X, *, ceiling=False):
+    def _floor_keys(self, X, *, ceiling=False, backing=False):
         """Each ``memory_floor_columns`` (or ``memory_ceiling_columns``) tuple's columns of ``X``
         as text, ``memory_gb``, and the ``memory_floor_load`` columns signed so that larger
         needs more memory (NaN: 0)."""
-        columns = self.memory_ceiling_columns if ceiling else self.memory_floor_columns
+        columns = (self.memory_override_columns if backing else
+                   self.memory_ceiling_columns if ceiling else self.memory_floor_columns)
         if not columns:
             return [], None, None
-        load = dict(self.memory_floor_load or {})
+        option = "memory_override_load" if backing else "memory_floor_load"
+        load = dict((self.memory_override_load if backing else self.memory_floor_load) or {})
         bad = {k: v for k, v in load.items() if v not in (-1, 1)}
         if bad:
-            raise ValueError(f"memory_floor_load values must be -1 or 1, got {bad}")
+            raise ValueError(f"{option} values must be -1 or 1, got {bad}")
         keys = _key_columns(X, [*columns, (MEMORY_COLUMN, *load)],
                             "memory_floor_columns, memory_ceiling_columns and memory_floor_load")
         numbers = [pd.to_numeric(X[c], errors="coerce").to_numpy(dtype=float, na_value=np.nan)
@@ -383,26 +415,32 @@ class FeasibilityClassifier(ClassifierMixin, BaseEstimator):
                                                             strict=True)])
         return keys[:-1], numbers[0], signed[:, 1:]
 
-    def _memory_floors(self, X):
+    def _memory_floors(self, X, *, backing=False):
         """Each row's memory floor (NaN: none): the smallest memory on which a configuration
         of its key needing at least as much (by ``memory_floor_load``) fitted in ``fit``, or,
-        when none did, on which any configuration of its key fitted."""
-        keys, memory, load = self._floor_keys(X)
-        floor = np.full(len(X), np.nan)
-        for floors, key in zip(self.memory_floor_, keys, strict=True):
+        when none did, on which any configuration of its key fitted. With ``backing``, those
+        of ``memory_override_columns``, without the fall-back (NaN where none did)."""
+        keys, memory, load = self._floor_keys(X, backing=backing)
+        # backing needs every tuple (NaN, unbacked, wins); a floor takes any (NaN, none, loses)
+        floor = np.full(len(X), -np.inf if backing else np.nan)
+        combine = np.maximum if backing else np.fmax
+        for floors, key in zip(self.memory_override_ if backing else self.memory_floor_, keys,
+                               strict=True):
             rows: dict = {}
             for position, value in enumerate(zip(*key, strict=True)):
                 rows.setdefault(value, []).append(position)
             for value, positions in rows.items():
                 seen = floors.get(value)
-                if seen is None:
-                    continue
                 positions = np.asarray(positions)
+                if seen is None:
+                    if backing:
+                        floor[positions] = np.nan
+                    continue
                 seen = np.asarray(seen, dtype=float).reshape(len(seen), -1)
                 heavier = (seen[None, :, :-1] >= load[positions][:, None, :]).all(axis=2)
                 here = np.where(heavier, seen[None, :, -1], np.inf).min(axis=1)
-                here = np.where(np.isinf(here), seen[:, -1].min(), here)
-                floor[positions] = np.fmax(floor[positions], here)
+                here = np.where(np.isinf(here), np.nan if backing else seen[:, -1].min(), here)
+                floor[positions] = combine(floor[positions], here)
         return floor, memory
 
     def _memory_ceilings(self, X):

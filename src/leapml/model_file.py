@@ -41,7 +41,8 @@ _BEFORE_PARAMETER = {"router": "multiclass", "combine": "hard", "expert_overlap"
 
 
 #: FeasibilityClassifier parameters that hold a list of column tuples (JSON has no tuple).
-_KEY_LIST_PARAMETERS = ("evidence_columns", "memory_floor_columns", "memory_ceiling_columns")
+_KEY_LIST_PARAMETERS = ("evidence_columns", "memory_floor_columns", "memory_ceiling_columns",
+                        "memory_override_columns")
 
 #: Name written in every model file, so that other files are refused.
 MODEL_FORMAT = "leapml-model"
@@ -500,7 +501,7 @@ def _feasibility_entry(classifier, members):
         "evidence_": [sorted(list(pair) for pair in seen) for seen in classifier.evidence_],
         **{name: [sorted([list(pair), rows] for pair, rows in limits.items())
                   for limits in getattr(classifier, name)]
-           for name in ("memory_floor_", "memory_ceiling_")},
+           for name in ("memory_floor_", "memory_ceiling_", "memory_override_")},
         "booster_": booster,
     }
 
@@ -562,8 +563,8 @@ def _feasibility_from_members(members):
     if entry["feature_names_in_"] is not None:
         classifier.feature_names_in_ = np.asarray(entry["feature_names_in_"], dtype=object)
     classifier.evidence_ = [{tuple(pair) for pair in seen} for seen in entry["evidence_"]]
-    # a file written before memory floors (or ceilings) existed has none
-    for name in ("memory_floor_", "memory_ceiling_"):
+    # a file written before memory floors (ceilings, backing) existed has none
+    for name in ("memory_floor_", "memory_ceiling_", "memory_override_"):
         setattr(classifier, name, [{tuple(pair): rows for pair, rows in limits}
                                    for limits in entry.get(name, [])])
     booster = entry["booster_"]
