@@ -374,17 +374,34 @@ def _mean_learned_row(name: str) -> list[str]:
 
 
 def test_memory_floor_override_prose_quotes_the_kept_small_runs():
-    page = (DOCS / "results.md").read_text()
+    page = " ".join((DOCS / "results.md").read_text().split())  # wrapped lines as one
     percent = lambda share: f"{100 * float(share):.1f}%"  # noqa: E731
-    base = _mean_learned_row("placement_small_seeds012345_most_likely.md")
+    base = _mean_learned_row("placement_small_seeds012345_most_likely_floors_whole.md")
     strict = _mean_learned_row("placement_small_seeds012345_memory_floor_override_0999.md")
     loose = _mean_learned_row("placement_small_seeds012345_memory_floor_override_099.md")
     assert (f"takes regret from {percent(base[5])} to {percent(strict[5])} at {percent(strict[7])} "
-            f"infeasible picks\nagainst {percent(base[7])}, and 0.99 to {percent(loose[5])} at "
+            f"infeasible picks against {percent(base[7])}, and 0.99 to {percent(loose[5])} at "
             f"{percent(loose[7])}") in page
     backed = _mean_learned_row("placement_small_seeds012345_memory_floor_override_0999_backed.md")
     assert (f"takes regret from {percent(base[5])} to {percent(backed[5])} at {percent(backed[7])} "
-            "infeasible\npicks") in page
+            "infeasible picks") in page
+
+
+
+def test_summary_placement_rows_quote_the_kept_default_runs():
+    page = (DOCS / "results.md").read_text()
+    percent = lambda share: f"{100 * float(share):.1f}%"  # noqa: E731
+    small = (DOCS / "results-data" / "method-levers" / "placement_small_seeds012345.md").read_text()
+    mean = small[small.index("mean over seeds"):]
+    def learned(text, policy):
+        return next(line.split("|")[6].strip() for line in text.splitlines()
+                    if line.startswith(f"| {policy} | learned |") and "throughput_per_cost" in line)
+    production = (DOCS / "results-data" / "method-levers" / "placement_production_seed0.md").read_text()
+    assert (f"| placement regret with learned feasibility (`small`, six fleets) | "
+            f"{percent(learned(mean, 'leap'))} | {percent(learned(mean, 'single_lightgbm'))} |") in page
+    assert (f"| the same on `production` (one fleet, three nights) | "
+            f"{percent(learned(production, 'leap'))} | "
+            f"{percent(learned(production, 'single_lightgbm'))} |") in page
 
 
 def _kept_placement_rows(name: str) -> list[list[str]]:
@@ -415,23 +432,25 @@ def test_feasibility_lever_table_quotes_the_kept_runs():
     sweep = {(r[2], r[3]): r for r in _kept_placement_rows("placement_production_seed0_thresholds.md")
              if r[1] == "learned"}
     quality = _kept_feasibility_rows("placement_production_seed0_thresholds.md")
-    for threshold, label in (("0.500", "default, threshold 0.5"), ("0.350", "default, threshold 0.35"),
-                             ("0.200", "default, threshold 0.2")):
+    for threshold, label in (("0.500", "floors kept whole, threshold 0.5"),
+                             ("0.350", "floors kept whole, threshold 0.35"),
+                             ("0.200", "floors kept whole, threshold 0.2")):
         row = sweep[(threshold, "throughput_per_cost")]
         precision, recall = quality[threshold]
         assert cells[label] == [f"{precision} / {recall}", percent(row[5]), percent(row[7])]
     ratio = {r[3]: r for r in _kept_placement_rows("placement_production_seed0_memory_floor_ratio_075.md")
              if r[1] == "learned"}["throughput_per_cost"]
     precision, recall = _kept_feasibility_rows("placement_production_seed0_memory_floor_ratio_075.md")["0.500"]
-    assert cells["floors at 0.75 of their memory"] == [f"{precision} / {recall}", percent(ratio[5]),
+    assert cells["floors kept whole at 0.75 of their memory"] == [f"{precision} / {recall}", percent(ratio[5]),
                                                        percent(ratio[7])]
-    for label, name in (("where the classifier gives >= 0.999", "0999"),
-                        ("where the classifier gives >= 0.99", "099"),
-                        ("at >= 0.999 where the family backs it", "0999_backed")):
+    for label, name in (("floors overridden where the classifier alone gives >= 0.999", "0999"),
+                        ("floors overridden where the classifier alone gives >= 0.99", "099"),
+                        ("**default**: floors, overridden at >= 0.999 where the family backs it",
+                         "0999_backed")):
         kept = f"placement_production_seed0_memory_floor_override_{name}.md"
         row = {r[3]: r for r in _kept_placement_rows(kept) if r[1] == "learned"}["throughput_per_cost"]
         precision, recall = _kept_feasibility_rows(kept)["0.500"]
-        assert cells[f"floors overridden {label}"] == [
+        assert cells[label] == [
             f"{precision} / {recall}", percent(row[5]), percent(row[7])]
     floors = {r[3]: r for r in _kept_placement_rows("placement_production_seed0_no_memory_floors.md")
               if r[1] == "learned"}

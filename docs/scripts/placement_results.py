@@ -8,9 +8,9 @@ simulated fleets and adds the mean over them; ``--min-fit-probability 0.5
 keeps the run to the cascade; ``--no-memory-floors`` measures the
 feasibility model as it was before its memory floors and ceilings;
 ``--no-memory-ceilings`` the default one less its memory ceilings;
-``--memory-floor-override 0.999`` the default one letting a job below a floor
-keep a probability of at least that, ``--backed-override`` only where its
-family fitted as much on as little memory;
+``--memory-floor-override none`` the default one with its floors kept whole
+(``0.99``: a lower bar), ``--no-override-backing`` with the override on the
+classifier's word alone;
 ``--if-none-fit most_likely`` gives a job no type is likely enough to fit
 its most likely type instead of a failed launch).
 """
@@ -29,13 +29,12 @@ from leapml.placement import (
     EVIDENCE_COLUMNS,
     MEMORY_FLOOR_COLUMNS,
     MEMORY_FLOOR_LOAD,
+    MEMORY_FLOOR_OVERRIDE,
+    MEMORY_OVERRIDE_COLUMNS,
+    MEMORY_OVERRIDE_LOAD,
     MONOTONE_FEATURES,
 )
 from leapml.ranking import IF_NONE_FIT
-
-#: What --backed-override asks of the log: a configuration of the job's family needing as much.
-BACKING_COLUMNS = [("model_family", "precision", "parallelism")]
-BACKING_LOAD = {**MEMORY_FLOOR_LOAD, "model_state_gb_per_device": 1}
 
 _POLICIES = ("leap", "single_lightgbm", "lookup_table", "persistence")
 
@@ -58,15 +57,14 @@ def main() -> None:
     parser.add_argument("--memory-floor-ratio", type=float, default=None,
                         help="the default feasibility model keeping out only memory below this "
                              "share of a floor (FeasibilityClassifier(memory_floor_ratio=...))")
-    parser.add_argument("--memory-floor-override", type=float, default=None,
-                        help="the default feasibility model letting a job below a memory floor keep "
-                             "the classifier's probability where it is at least this "
-                             "(FeasibilityClassifier(memory_floor_override=...))")
-    parser.add_argument("--backed-override", action="store_true",
-                        help="with --memory-floor-override: trust the classifier below a floor only "
-                             "where its model family, at its precision and parallelism, fitted a "
-                             "configuration needing as much (model state included) on as little "
-                             "memory (FeasibilityClassifier(memory_override_columns=...))")
+    parser.add_argument("--memory-floor-override", type=_override, default=MEMORY_FLOOR_OVERRIDE,
+                        help="the classifier's probability at or above which a job below a memory "
+                             "floor keeps it (FeasibilityClassifier(memory_floor_override=...); "
+                             f"default {MEMORY_FLOOR_OVERRIDE}, fit_feasibility's; 'none': the "
+                             "floors kept whole)")
+    parser.add_argument("--no-override-backing", action="store_true",
+                        help="the override on the classifier's word alone, without the default's "
+                             "backing by the family's completed work (memory_override_columns)")
     parser.add_argument("--no-memory-ceilings", action="store_true",
                         help="the default feasibility model without its memory ceilings")
     parser.add_argument("--if-none-fit", choices=IF_NONE_FIT, default=IF_NONE_FIT[0],
@@ -114,6 +112,10 @@ def _run(args, seed, keep):
     )
 
 
+def _override(value: str):
+    return None if value == "none" else float(value)
+
+
 def _feasibility(args):
     """fit_feasibility's default model, or that model with the levers of the options."""
     if args.no_memory_floors:
@@ -127,8 +129,10 @@ def _feasibility(args):
                                  memory_ceiling_columns=ceilings,
                                  memory_floor_ratio=args.memory_floor_ratio or 1.0,
                                  memory_floor_override=args.memory_floor_override,
-                                 memory_override_columns=BACKING_COLUMNS if args.backed_override else None,
-                                 memory_override_load=BACKING_LOAD if args.backed_override else None,
+                                 memory_override_columns=None if args.no_override_backing
+                                 else list(MEMORY_OVERRIDE_COLUMNS),
+                                 memory_override_load=None if args.no_override_backing
+                                 else dict(MEMORY_OVERRIDE_LOAD),
                                  random_state=0)
 
 

@@ -28,6 +28,9 @@ from .training import (
     FEASIBILITY_FEATURES,
     MEMORY_FLOOR_COLUMNS,
     MEMORY_FLOOR_LOAD,
+    MEMORY_FLOOR_OVERRIDE,
+    MEMORY_OVERRIDE_COLUMNS,
+    MEMORY_OVERRIDE_LOAD,
     MONOTONE_FEATURES,
     completed_between,
     fit_feasibility,
@@ -37,6 +40,7 @@ from .training import (
 
 # the window and feasibility names live in leapml.training and stay importable from here
 __all__ = ["EVIDENCE_COLUMNS", "FEASIBILITY_FEATURES", "MEMORY_FLOOR_COLUMNS", "MEMORY_FLOOR_LOAD",
+           "MEMORY_FLOOR_OVERRIDE", "MEMORY_OVERRIDE_COLUMNS", "MEMORY_OVERRIDE_LOAD",
            "MONOTONE_FEATURES", "completed_between", "explain_picks", "fit_feasibility",
            "fit_window", "history_groups", "place", "predict_candidates", "same_families"]
 

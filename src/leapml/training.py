@@ -17,7 +17,8 @@ from .features import FEATURE_GROUPS, build_features, outcome_known_time
 from .schema import validate_attempts, validate_hardware
 
 __all__ = ["EVIDENCE_COLUMNS", "FEASIBILITY_FEATURES", "MEMORY_FLOOR_COLUMNS",
-           "MEMORY_FLOOR_LOAD", "MONOTONE_FEATURES", "completed_between", "fit_calibrated",
+           "MEMORY_FLOOR_LOAD", "MEMORY_FLOOR_OVERRIDE", "MEMORY_OVERRIDE_COLUMNS",
+           "MEMORY_OVERRIDE_LOAD", "MONOTONE_FEATURES", "completed_between", "fit_calibrated",
            "fit_feasibility", "fit_window", "history_groups", "window_counts"]
 
 #: Pairs a type must have completed before :func:`fit_feasibility`'s model lets a job fit there.
@@ -30,6 +31,17 @@ MEMORY_FLOOR_COLUMNS = [("model_type", "precision", "parallelism")]
 #: smaller, as trainers shard state): a completed run counts toward a job's memory floor
 #: only if it needed at least as much by each.
 MEMORY_FLOOR_LOAD = {"batch_size": 1, "seq_len": 1, "trainer_count": -1}
+#: Below a memory floor, :func:`fit_feasibility`'s model keeps the classifier's own probability
+#: where it is at least this, and where the job's family at its precision and parallelism
+#: (:data:`MEMORY_OVERRIDE_COLUMNS`) completed a configuration needing as much by
+#: :data:`MEMORY_OVERRIDE_LOAD` (the floors' load and the model state) on as little memory.
+MEMORY_FLOOR_OVERRIDE = 0.999
+#: The keys that back :data:`MEMORY_FLOOR_OVERRIDE`: the job's family at its precision and
+#: parallelism must have completed a configuration needing as much on as little memory.
+MEMORY_OVERRIDE_COLUMNS = [("model_family", "precision", "parallelism")]
+#: What "needing as much" reads for :data:`MEMORY_OVERRIDE_COLUMNS`: the floors' load and
+#: the model's training state per device (model types of a family differ in size).
+MEMORY_OVERRIDE_LOAD = {**MEMORY_FLOOR_LOAD, "model_state_gb_per_device": 1}
 #: The columns of ``build_features`` the default feasibility model reads: the launch
 #: configuration, the hardware's specifications and whether the job ran there before;
 #: not the hardware's age or other clocks, which say nothing of memory and drift past
@@ -282,7 +294,10 @@ def fit_feasibility(
         a model type at a precision and parallelism to have completed on as
         little device memory with a configuration needing as much
         (:data:`MEMORY_FLOOR_COLUMNS`, :data:`MEMORY_FLOOR_LOAD`): the log
-        never shows what a scheduler did not try.
+        never shows what a scheduler did not try. Below a floor it keeps the
+        classifier's probability where that is at least
+        :data:`MEMORY_FLOOR_OVERRIDE` and the job's family completed as much
+        on as little memory (:data:`MEMORY_OVERRIDE_COLUMNS`).
     outcome_known : {"end_time", "run_hours", "submit_time"}, optional
         When an attempt's outcome becomes known, as for :func:`fit_window`.
 
@@ -309,6 +324,9 @@ def fit_feasibility(
                                       memory_floor_columns=list(MEMORY_FLOOR_COLUMNS),
                                       memory_floor_load=dict(MEMORY_FLOOR_LOAD),
                                       memory_ceiling_columns=list(MEMORY_FLOOR_COLUMNS),
+                                      memory_floor_override=MEMORY_FLOOR_OVERRIDE,
+                                      memory_override_columns=list(MEMORY_OVERRIDE_COLUMNS),
+                                      memory_override_load=dict(MEMORY_OVERRIDE_LOAD),
                                       random_state=0)
     attempts, window, _, _ = _window(attempts, hardware, window_days, until, "ok or oom",
                                      ("ok", "oom"), outcome_known)
