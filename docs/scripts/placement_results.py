@@ -25,16 +25,13 @@ from leapml.evaluation.backtest import default_models
 from leapml.evaluation.placement_backtest import placement_backtest
 from leapml.feasibility import FeasibilityClassifier
 from leapml.fleet import simulate
-from leapml.placement import (
-    EVIDENCE_COLUMNS,
-    MEMORY_FLOOR_COLUMNS,
-    MEMORY_FLOOR_LOAD,
-    MEMORY_FLOOR_OVERRIDE,
-    MEMORY_OVERRIDE_COLUMNS,
-    MEMORY_OVERRIDE_LOAD,
-    MONOTONE_FEATURES,
-)
 from leapml.ranking import IF_NONE_FIT
+from leapml.training import (
+    EVIDENCE_COLUMNS,
+    MEMORY_FLOOR_OVERRIDE,
+    MONOTONE_FEATURES,
+    feasibility_model,
+)
 
 _POLICIES = ("leap", "single_lightgbm", "lookup_table", "persistence")
 
@@ -121,19 +118,13 @@ def _feasibility(args):
     if args.no_memory_floors:
         return FeasibilityClassifier(evidence_columns=list(EVIDENCE_COLUMNS),
                                      monotone=dict(MONOTONE_FEATURES), random_state=0)
-    ceilings = None if args.no_memory_ceilings else list(MEMORY_FLOOR_COLUMNS)
-    return FeasibilityClassifier(evidence_columns=list(EVIDENCE_COLUMNS),
-                                 monotone=dict(MONOTONE_FEATURES),
-                                 memory_floor_columns=list(MEMORY_FLOOR_COLUMNS),
-                                 memory_floor_load=dict(MEMORY_FLOOR_LOAD),
-                                 memory_ceiling_columns=ceilings,
-                                 memory_floor_ratio=args.memory_floor_ratio or 1.0,
-                                 memory_floor_override=args.memory_floor_override,
-                                 memory_override_columns=None if args.no_override_backing
-                                 else list(MEMORY_OVERRIDE_COLUMNS),
-                                 memory_override_load=None if args.no_override_backing
-                                 else dict(MEMORY_OVERRIDE_LOAD),
-                                 random_state=0)
+    levers = {"memory_floor_ratio": args.memory_floor_ratio or 1.0,
+              "memory_floor_override": args.memory_floor_override}
+    if args.no_memory_ceilings:
+        levers["memory_ceiling_columns"] = None
+    if args.no_override_backing:
+        levers.update(memory_override_columns=None, memory_override_load=None)
+    return feasibility_model(**levers)
 
 
 def _print_run(result) -> None:

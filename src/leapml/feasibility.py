@@ -252,9 +252,9 @@ class FeasibilityClassifier(ClassifierMixin, BaseEstimator):
         import lightgbm as lgb
 
         evidence_keys = self._evidence_keys(X)
-        floor_keys, memory, load = self._floor_keys(X)
-        ceiling_keys, ceiling_memory, ceiling_load = self._floor_keys(X, ceiling=True)
-        backing_keys, backing_memory, backing_load = self._floor_keys(X, backing=True)
+        floor_keys, memory, load = self._floor_keys(X, "floor")
+        ceiling_keys, ceiling_memory, ceiling_load = self._floor_keys(X, "ceiling")
+        backing_keys, backing_memory, backing_load = self._floor_keys(X, "backing")
         X = self._validate_X(X, reset=True)
         if y is None:
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None.")
@@ -392,21 +392,22 @@ class FeasibilityClassifier(ClassifierMixin, BaseEstimator):
         """Each ``evidence_columns`` tuple's columns of ``X``, as arrays of text."""
         return _key_columns(X, self.evidence_columns, "evidence_columns")
 
-    def _floor_keys(self, X, *, ceiling=False, backing=False):
-        """Each ``memory_floor_columns`` (or ``memory_ceiling_columns``) tuple's columns of ``X``
-        as text, ``memory_gb``, and the ``memory_floor_load`` columns signed so that larger
-        needs more memory (NaN: 0)."""
-        columns = (self.memory_override_columns if backing else
-                   self.memory_ceiling_columns if ceiling else self.memory_floor_columns)
+    def _floor_keys(self, X, kind):
+        """The key columns of ``kind`` (``"floor"``, ``"ceiling"`` or ``"backing"``: those of
+        ``memory_floor_columns``, ``memory_ceiling_columns`` or ``memory_override_columns``),
+        each tuple's as text, ``memory_gb``, and its load columns (``memory_override_load``
+        for the backing, else ``memory_floor_load``) signed so that larger needs more memory
+        (NaN: 0)."""
+        columns_option, load_option = _KEY_OPTIONS[kind]
+        columns = getattr(self, columns_option)
         if not columns:
             return [], None, None
-        option = "memory_override_load" if backing else "memory_floor_load"
-        load = dict((self.memory_override_load if backing else self.memory_floor_load) or {})
+        load = dict(getattr(self, load_option) or {})
         bad = {k: v for k, v in load.items() if v not in (-1, 1)}
         if bad:
-            raise ValueError(f"{option} values must be -1 or 1, got {bad}")
+            raise ValueError(f"{load_option} values must be -1 or 1, got {bad}")
         keys = _key_columns(X, [*columns, (MEMORY_COLUMN, *load)],
-                            "memory_floor_columns, memory_ceiling_columns and memory_floor_load")
+                            f"{columns_option} and {load_option}")
         numbers = [pd.to_numeric(X[c], errors="coerce").to_numpy(dtype=float, na_value=np.nan)
                    for c in (MEMORY_COLUMN, *load)]
         signed = np.column_stack([np.zeros(len(X))] + [sign * np.nan_to_num(column)
@@ -420,7 +421,7 @@ class FeasibilityClassifier(ClassifierMixin, BaseEstimator):
         of its key needing at least as much (by ``memory_floor_load``) fitted in ``fit``, or,
         when none did, on which any configuration of its key fitted. With ``backing``, those
         of ``memory_override_columns``, without the fall-back (NaN where none did)."""
-        keys, memory, load = self._floor_keys(X, backing=backing)
+        keys, memory, load = self._floor_keys(X, "backing" if backing else "floor")
         # backing needs every tuple (NaN, unbacked, wins); a floor takes any (NaN, none, loses)
         floor = np.full(len(X), -np.inf if backing else np.nan)
         combine = np.maximum if backing else np.fmax
@@ -446,7 +447,7 @@ class FeasibilityClassifier(ClassifierMixin, BaseEstimator):
     def _memory_ceilings(self, X):
         """Each row's memory ceiling (NaN: none): the largest memory on which a configuration
         of its key needing no more (by ``memory_floor_load``) ran out of memory in ``fit``."""
-        keys, memory, load = self._floor_keys(X, ceiling=True)
+        keys, memory, load = self._floor_keys(X, "ceiling")
         ceiling = np.full(len(X), np.nan)
         for ceilings, key in zip(self.memory_ceiling_, keys, strict=True):
             rows: dict = {}
@@ -467,6 +468,10 @@ class FeasibilityClassifier(ClassifierMixin, BaseEstimator):
 
 #: The column of device memory that ``memory_floor_columns`` compares.
 MEMORY_COLUMN = "memory_gb"
+#: Each kind of memory key: the parameter naming its key columns and the one naming its load.
+_KEY_OPTIONS = {"floor": ("memory_floor_columns", "memory_floor_load"),
+                "ceiling": ("memory_ceiling_columns", "memory_floor_load"),
+                "backing": ("memory_override_columns", "memory_override_load")}
 
 
 def _key_columns(X, columns, option):

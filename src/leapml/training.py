@@ -18,8 +18,8 @@ from .schema import validate_attempts, validate_hardware
 
 __all__ = ["EVIDENCE_COLUMNS", "FEASIBILITY_FEATURES", "MEMORY_FLOOR_COLUMNS",
            "MEMORY_FLOOR_LOAD", "MEMORY_FLOOR_OVERRIDE", "MEMORY_OVERRIDE_COLUMNS",
-           "MEMORY_OVERRIDE_LOAD", "MONOTONE_FEATURES", "completed_between", "fit_calibrated",
-           "fit_feasibility", "fit_window", "history_groups", "window_counts"]
+           "MEMORY_OVERRIDE_LOAD", "MONOTONE_FEATURES", "completed_between", "feasibility_model",
+           "fit_calibrated", "fit_feasibility", "fit_window", "history_groups", "window_counts"]
 
 #: Pairs a type must have completed before :func:`fit_feasibility`'s model lets a job fit there.
 EVIDENCE_COLUMNS = [("model_family", "hardware_type"), ("precision", "hardware_type")]
@@ -262,6 +262,34 @@ def _window(attempts, hardware, window_days, until, what, statuses, outcome_know
     return attempts, window, end, known
 
 
+def feasibility_model(**params):
+    """The unfitted classifier :func:`fit_feasibility` fits by default, ``params`` overriding its own.
+
+    A :class:`~leapml.feasibility.FeasibilityClassifier` with the evidence
+    rule (:data:`EVIDENCE_COLUMNS`), the monotone features, the memory floors
+    and ceilings (:data:`MEMORY_FLOOR_COLUMNS`, :data:`MEMORY_FLOOR_LOAD`) and
+    their override (:data:`MEMORY_FLOOR_OVERRIDE`, backed by
+    :data:`MEMORY_OVERRIDE_COLUMNS`), seeded with 0.
+
+    Examples
+    --------
+    >>> feasibility_model(memory_floor_override=None).memory_floor_override is None
+    True
+    """
+    from .feasibility import FeasibilityClassifier
+
+    defaults = {
+        "evidence_columns": list(EVIDENCE_COLUMNS), "monotone": dict(MONOTONE_FEATURES),
+        "memory_floor_columns": list(MEMORY_FLOOR_COLUMNS),
+        "memory_floor_load": dict(MEMORY_FLOOR_LOAD),
+        "memory_ceiling_columns": list(MEMORY_FLOOR_COLUMNS),
+        "memory_floor_override": MEMORY_FLOOR_OVERRIDE,
+        "memory_override_columns": list(MEMORY_OVERRIDE_COLUMNS),
+        "memory_override_load": dict(MEMORY_OVERRIDE_LOAD), "random_state": 0,
+    }
+    return FeasibilityClassifier(**{**defaults, **params})
+
+
 def fit_feasibility(
     attempts: pd.DataFrame,
     hardware: pd.DataFrame,
@@ -317,17 +345,7 @@ def fit_feasibility(
     [False, True]
     """
     if model is None:
-        from .feasibility import FeasibilityClassifier
-
-        model = FeasibilityClassifier(evidence_columns=list(EVIDENCE_COLUMNS),
-                                      monotone=dict(MONOTONE_FEATURES),
-                                      memory_floor_columns=list(MEMORY_FLOOR_COLUMNS),
-                                      memory_floor_load=dict(MEMORY_FLOOR_LOAD),
-                                      memory_ceiling_columns=list(MEMORY_FLOOR_COLUMNS),
-                                      memory_floor_override=MEMORY_FLOOR_OVERRIDE,
-                                      memory_override_columns=list(MEMORY_OVERRIDE_COLUMNS),
-                                      memory_override_load=dict(MEMORY_OVERRIDE_LOAD),
-                                      random_state=0)
+        model = feasibility_model()
     attempts, window, _, _ = _window(attempts, hardware, window_days, until, "ok or oom",
                                      ("ok", "oom"), outcome_known)
     X = build_features(attempts, hardware, outcome_known=outcome_known)
