@@ -311,3 +311,67 @@ def test_memory_ceiling_keeps_a_configuration_off_memory_a_lighter_one_ran_out_o
     assert p[5] == 0 and p[6] > 0
     plain = FeasibilityClassifier(n_estimators=3, min_child_samples=1).fit(X, fits)
     assert plain.memory_ceiling_ == [] and plain.fit_probability(query)[0] > 0
+
+
+def _with_peaks(log, catalog, seed):
+    """``log`` with the peak memory its completed runs held: 1 GB plus 0.13 GB a sample of batch."""
+    memory = log["hardware_type"].astype(str).map(catalog.set_index("hardware_type")["memory_gb"])
+    rng = np.random.default_rng(seed)
+    need = (1 + 0.13 * log["batch_size"].to_numpy(float)) * np.exp(rng.normal(0, 0.03, len(log)))
+    peak = np.minimum(need, memory.to_numpy(float))
+    return log.assign(peak_memory_gb=np.where(log["status"] == "ok", peak, np.nan))
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_a_memory_need_learned_from_peaks_lets_in_what_the_floors_kept_out(seed):
+    # batch-32 and -64 jobs (5 to 10 GB) never ran on the 32 GB V100: the floors keep them
+    # out; the peaks their runs held elsewhere say they fit there, and that batch 256 does not
+    log, catalog = _log(seed)
+    log = _with_peaks(log, catalog, seed)
+    medium = log["batch_size"].isin([32, 64]).to_numpy()
+    log = log[~(medium & (log["hardware_type"] == "V100").to_numpy())].reset_index(drop=True)
+    model, floors_only = _models(log.drop(columns="peak_memory_gb"), catalog)
+    assert floors_only.memory_need_ is None
+    learned = fit_feasibility(log, catalog, window_days=400)
+    assert learned.memory_need_ is not None
+    jobs = log.loc[log["batch_size"].isin([32, 64]), ["job_id", *LAUNCH_COLUMNS]].drop_duplicates("job_id")
+    assert len(jobs) > 10
+
+    def on_v100(feasibility, which):
+        ranked = place(model, which, catalog, history=log, feasibility=feasibility)
+        return ranked.loc[ranked["hardware_type"] == "V100", "fit_probability"].to_numpy()
+
+    assert (on_v100(floors_only, jobs) >= 0.5).mean() < 0.1
+    assert (on_v100(learned, jobs) >= 0.5).all()
+    assert (on_v100(learned, _big_jobs(log)) < 0.5).all()
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_a_memory_need_keeps_big_jobs_off_memory_the_log_never_tried_them_on(seed):
+    # the hazard of the floor override: the log holds no oom of a batch-256 job on the V100
+    log, catalog = _never_tried_small(seed)
+    log = _with_peaks(log, catalog, seed)
+    model, _ = _models(log, catalog)
+    learned = fit_feasibility(log, catalog, window_days=400)
+    jobs = _big_jobs(log)
+    first = place(model, jobs, catalog, history=log, feasibility=learned).query("rank == 1")
+    assert len(first) == jobs["job_id"].nunique() > 0
+    assert not (first["hardware_type"] == "V100").any()
+
+
+def test_the_memory_need_travels_in_the_model_file_and_needs_its_columns(tmp_path):
+    log, catalog = _log(0)
+    log = _with_peaks(log, catalog, 0)
+    model, _ = _models(log, catalog)
+    learned = fit_feasibility(log, catalog, window_days=400)
+    X = build_features(log, catalog)[FEASIBILITY_FEATURES]
+    back = load_feasibility(save(model, tmp_path / "m.leap", feasibility=learned))
+    assert back.memory_need_margin_ == learned.memory_need_margin_
+    np.testing.assert_array_equal(back.fit_probability(X), learned.fit_probability(X))
+    with pytest.raises(ValueError, match="memory_need_features"):
+        learned.fit_probability(X.drop(columns="batch_size"))
+    with pytest.raises(ValueError, match="peak_memory_gb has"):
+        clone(learned).fit(X, log["status"] == "ok", peak_memory_gb=np.ones(3))
+    # too few peaks to learn from: no need model, the floors answer alone
+    few = np.where(np.arange(len(X)) < 10, 5.0, np.nan)
+    assert clone(learned).fit(X, log["status"] == "ok", peak_memory_gb=few).memory_need_ is None

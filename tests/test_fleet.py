@@ -288,3 +288,29 @@ def test_placement_leans_to_what_the_scheduler_believes():
     blind = simulate("tiny", days=10, seed=4, selection_strength=0.0, config_change_rate=0.0)
     believing = simulate("tiny", days=10, seed=4, selection_strength=3.0, config_change_rate=0.0)
     assert share_on_best(believing) > share_on_best(blind) + 0.05
+
+
+def test_peak_memory_is_what_a_completed_run_needed_and_moves_nothing_else():
+    noisy = simulate("tiny", days=8, seed=3)
+    exact = simulate("tiny", days=8, seed=3, peak_memory_noise=0.0)
+    without = simulate("tiny", days=8, seed=3, peak_memory=False)
+    assert "peak_memory_gb" not in without.attempts.columns
+    pd.testing.assert_frame_equal(noisy.attempts.drop(columns="peak_memory_gb"), without.attempts)
+    a = exact.attempts.assign(noisy=noisy.attempts["peak_memory_gb"])
+    specs = exact.hardware.set_index("hardware_type")
+    a["memory"] = a["hardware_type"].astype(str).map(specs["memory_gb"]).astype(float)
+    a["per_host"] = a["hardware_type"].astype(str).map(specs["devices_per_host"]).astype(float)
+    ok = (a["status"] == "ok").to_numpy()
+    assert a.loc[~ok, "peak_memory_gb"].isna().all() and a.loc[ok, "peak_memory_gb"].notna().all()
+    assert (a.loc[ok, "noisy"] <= a.loc[ok, "memory"]).all()
+    spread = np.log(a.loc[ok, "noisy"] / a.loc[ok, "peak_memory_gb"])
+    assert 0.02 < spread.std() < 0.04
+    # one need per job and configuration (devices per host shard tensor parallelism)
+    config = ["job_id", "trainer_count", "batch_size", "precision", "parallelism", "per_host"]
+    needs = a[ok].groupby(config, observed=True)["peak_memory_gb"]
+    assert (needs.max() / needs.min()).max() < 1 + 1e-9
+    # and an out-of-memory run needed more than its device holds
+    need = needs.max().rename("need").reset_index()
+    oom = a[a["status"] == "oom"].merge(need, on=config)
+    assert len(oom) > 0
+    assert (oom["need"] > 0.95 * oom["memory"]).all()

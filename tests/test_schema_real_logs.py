@@ -132,6 +132,20 @@ def test_a_fractional_count_is_refused_by_the_log_validator_and_at_scoring(colum
 # -- optional columns --------------------------------------------------------------
 
 
+def test_peak_memory_is_positive_and_only_on_completed_runs():
+    log = make_log(4, 12)
+    ok = (log["status"] == "ok").to_numpy()
+    assert ok.any() and not ok.all()
+    validate_attempts(log.assign(peak_memory_gb=np.where(ok, 12.5, np.nan)))
+    with pytest.raises(SchemaError) as caught:
+        validate_attempts(log.assign(peak_memory_gb=np.where(ok, -1.0, 3.0)))
+    problems = " ".join(caught.value.problems)
+    assert "peak_memory_gb must be finite and > 0" in problems
+    assert "peak_memory_gb must be null on rows not ok" in problems
+    with pytest.raises(SchemaError, match="peak_memory_gb"):
+        validate_attempts(log.assign(peak_memory_gb="12 GB"))
+
+
 def test_parallelism_and_unit_columns_are_optional_and_checked_when_present():
     log = make_log(4, 12)
     validate_attempts(log)

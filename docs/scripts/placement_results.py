@@ -10,7 +10,8 @@ feasibility model as it was before its memory floors and ceilings;
 ``--no-memory-ceilings`` the default one less its memory ceilings;
 ``--memory-floor-override none`` the default one with its floors kept whole
 (``0.99``: a lower bar), ``--no-override-backing`` with the override on the
-classifier's word alone;
+classifier's word alone; ``--no-memory-need`` without the memory need learned
+from the runs' peak memory;
 ``--if-none-fit most_likely`` gives a job no type is likely enough to fit
 its most likely type instead of a failed launch).
 """
@@ -62,6 +63,9 @@ def main() -> None:
     parser.add_argument("--no-override-backing", action="store_true",
                         help="the override on the classifier's word alone, without the default's "
                              "backing by the family's completed work (memory_override_columns)")
+    parser.add_argument("--no-memory-need", action="store_true",
+                        help="the default feasibility model without the memory need it learns from "
+                             "the runs' peak memory (memory_need_features=None)")
     parser.add_argument("--no-memory-ceilings", action="store_true",
                         help="the default feasibility model without its memory ceilings")
     parser.add_argument("--if-none-fit", choices=IF_NONE_FIT, default=IF_NONE_FIT[0],
@@ -122,6 +126,8 @@ def _feasibility(args):
               "memory_floor_override": args.memory_floor_override}
     if args.no_memory_ceilings:
         levers["memory_ceiling_columns"] = None
+    if args.no_memory_need:
+        levers["memory_need_features"] = None
     if args.no_override_backing:
         levers.update(memory_override_columns=None, memory_override_load=None)
     return feasibility_model(**levers)

@@ -29,6 +29,8 @@ from sklearn.utils.validation import (
 )
 
 from leapml._encoding import ColumnEncoder, effective_threads
+from leapml._memory_keys import key_columns, positions_by_value, smallest_memory
+from leapml._memory_need import HEADROOM, MIN_PEAK_ROWS, fit_need, predict_need
 
 __all__ = ["FeasibilityClassifier"]
 
@@ -125,6 +127,30 @@ class FeasibilityClassifier(ClassifierMixin, BaseEstimator):
         fitting. The mirror of ``memory_floor_columns``: what ran out of
         memory with less to hold runs out with more. Needs DataFrame input
         with these columns and ``memory_gb``. ``None``: no such rule.
+    memory_need_features : list of str, default=None
+        Columns from which to learn the memory one trainer needs, when ``fit``
+        gets the runs' measured ``peak_memory_gb``: columns that do not
+        depend on the device's memory (launch configuration, model sizes,
+        devices per host). A LightGBM regressor of the log of the peak on
+        them gives each row a predicted need, and the classifier reads one
+        more feature, the row's *headroom* ``log(memory_gb / need)``, along
+        which fitting only gets likelier. A need learned where the log put
+        a model carries to memory it never put it on, where an ``oom`` label
+        cannot. The classifier learns from needs predicted without the row's
+        configuration (two folds by configuration), as for a new one. Below
+        its memory floor a row then answers to ``memory_need_override`` and
+        ``memory_need_quantile`` instead of ``memory_floor_override`` and
+        ``memory_override_columns``. Needs DataFrame input with these columns
+        and ``memory_gb``. ``None``, or fewer than 50 peaks in ``fit``: no
+        need model.
+    memory_need_quantile : float in (0, 1), default=0.9
+        With a need model, the headroom a row below its floor must have to
+        keep the classifier's probability: this quantile of the completed
+        runs' log of measured over predicted need (``memory_need_margin_``).
+    memory_need_override : float in (0, 1] or None, default=0.9
+        With a need model, the classifier's probability at or above which a
+        row below its floor whose headroom clears the margin keeps it.
+        ``None``: the floor keeps out every row below it.
 
     Attributes
     ----------
@@ -144,6 +170,13 @@ class FeasibilityClassifier(ClassifierMixin, BaseEstimator):
     memory_override_ : list of dict
         As ``memory_floor_``, for each tuple of ``memory_override_columns``
         (configurations by ``memory_override_load``).
+    memory_need_ : lightgbm.Booster or None
+        The need model (log GB one trainer needs, from ``memory_need_features``),
+        or ``None`` when none was fitted.
+    memory_need_margin_ : float
+        The ``memory_need_quantile`` of the completed runs' log of measured
+        over out-of-fold predicted need: the headroom a row below its floor
+        needs to keep the classifier's probability (``nan`` without a need model).
     memory_ceiling_ : list of dict
         For each tuple of ``memory_ceiling_columns``, by value tuple: rows
         ``[*load, memory]``, each configuration seen running out of memory
@@ -187,13 +220,17 @@ class FeasibilityClassifier(ClassifierMixin, BaseEstimator):
         "memory_floor_override": [Interval(Real, 0, 1, closed="right"), None],
         "memory_override_columns": [list, None],
         "memory_override_load": [dict, None],
+        "memory_need_features": [list, None],
+        "memory_need_quantile": [Interval(Real, 0, 1, closed="neither")],
+        "memory_need_override": [Interval(Real, 0, 1, closed="right"), None],
     }
 
     def __init__(self, *, n_estimators=100, learning_rate=0.1, num_leaves=31,
                  min_child_samples=10, n_jobs=None, random_state=None, evidence_columns=None,
                  monotone=None, memory_floor_columns=None, memory_floor_load=None,
                  memory_ceiling_columns=None, memory_floor_ratio=1.0, memory_floor_override=None,
-                 memory_override_columns=None, memory_override_load=None):
+                 memory_override_columns=None, memory_override_load=None,
+                 memory_need_features=None, memory_need_quantile=0.9, memory_need_override=0.9):
         self.n_estimators = n_estimators
         self.learning_rate = learning_rate
         self.num_leaves = num_leaves
@@ -209,6 +246,9 @@ class FeasibilityClassifier(ClassifierMixin, BaseEstimator):
         self.memory_floor_override = memory_floor_override
         self.memory_override_columns = memory_override_columns
         self.memory_override_load = memory_override_load
+        self.memory_need_features = memory_need_features
+        self.memory_need_quantile = memory_need_quantile
+        self.memory_need_override = memory_need_override
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -233,7 +273,7 @@ class FeasibilityClassifier(ClassifierMixin, BaseEstimator):
         return X
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X, y, sample_weight=None, peak_memory_gb=None):
         """Fit the classifier.
 
         Parameters
@@ -244,6 +284,9 @@ class FeasibilityClassifier(ClassifierMixin, BaseEstimator):
             Class labels, e.g. ``True`` where the attempt fitted.
         sample_weight : array-like of shape (n_samples,), default=None
             Non-negative row weights.
+        peak_memory_gb : array-like of shape (n_samples,), default=None
+            Each run's measured peak memory per trainer, GB (NaN: unknown;
+            read on the fitting rows only), for ``memory_need_features``.
 
         Returns
         -------
@@ -255,6 +298,8 @@ class FeasibilityClassifier(ClassifierMixin, BaseEstimator):
         floor_keys, memory, load = self._floor_keys(X, "floor")
         ceiling_keys, ceiling_memory, ceiling_load = self._floor_keys(X, "ceiling")
         backing_keys, backing_memory, backing_load = self._floor_keys(X, "backing")
+        device_memory = (self._need_memory(X) if self.memory_need_features
+                         and peak_memory_gb is not None else None)
         X = self._validate_X(X, reset=True)
         if y is None:
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None.")
@@ -271,39 +316,30 @@ class FeasibilityClassifier(ClassifierMixin, BaseEstimator):
             for key in evidence_keys
         ]
         self.memory_floor_ = [
-            {} if fitted is None else _smallest_memory(key, memory, load, y == fitted)
+            {} if fitted is None else smallest_memory(key, memory, load, y == fitted)
             for key in floor_keys
         ]
         self.memory_override_ = [
-            {} if fitted is None else _smallest_memory(key, backing_memory, backing_load, y == fitted)
+            {} if fitted is None else smallest_memory(key, backing_memory, backing_load, y == fitted)
             for key in backing_keys
         ]
         # largest memory of each configuration that ran out of it: the smallest, negated
         self.memory_ceiling_ = [
-            {pair: [[*row[:-1], -row[-1]] for row in rows] for pair, rows in _smallest_memory(
+            {pair: [[*row[:-1], -row[-1]] for row in rows] for pair, rows in smallest_memory(
                 key, -ceiling_memory, ceiling_load, y != fitted).items()}
             for key in ceiling_keys
         ]
         if sample_weight is not None:
             sample_weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
+        X = self._fit_need(X, device_memory, peak_memory_gb, y == fitted)
         if len(self.classes_) == 1:
             self.booster_ = None  # one class seen: every prediction is that class
             return self
         codes = encoder.transform(y)
         binary = len(self.classes_) == 2
-        params = {
-            "objective": "binary" if binary else "multiclass",
-            "num_class": 1 if binary else len(self.classes_),
-            "learning_rate": float(self.learning_rate),
-            "num_leaves": int(self.num_leaves),
-            "min_data_in_leaf": int(self.min_child_samples),
-            "min_data_per_group": int(self.min_child_samples),
-            "num_threads": effective_threads(self.n_jobs),
-            "seed": int(check_random_state(self.random_state).randint(np.iinfo(np.int32).max)),
-            "deterministic": True,
-            "verbose": -1,
-        }
-        if self.monotone:
+        params = {"objective": "binary" if binary else "multiclass",
+                  "num_class": 1 if binary else len(self.classes_), **self._lightgbm_params()}
+        if self.monotone or self.memory_need_ is not None:
             params["monotone_constraints"] = self._monotone_constraints(X.shape[1])
         categorical = [j for j, c in enumerate(self.categories_) if c is not None]
         dataset = lgb.Dataset(X, codes, weight=sample_weight, categorical_feature=categorical,
@@ -323,7 +359,22 @@ class FeasibilityClassifier(ClassifierMixin, BaseEstimator):
         (2, 2)
         """
         check_is_fitted(self)
+        return self._proba(self._features(X)[0])
+
+    def _features(self, X):
+        """``X`` encoded, with the headroom column where a need model was fitted, and the
+        headroom (``None`` without a need model)."""
+        if self.memory_need_ is None:
+            return self._validate_X(X, reset=False), None
+        device_memory = self._need_memory(X)
         X = self._validate_X(X, reset=False)
+        need = predict_need(self.memory_need_, X[:, self._need_columns()], self.n_jobs)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            headroom = np.log(device_memory) - need
+        return np.column_stack([X, headroom]), headroom
+
+    def _proba(self, X):
+        """Probability of each class of encoded rows."""
         if self.booster_ is None:
             return np.ones((len(X), 1))
         raw = self.booster_.predict(X, num_threads=effective_threads(self.n_jobs))
@@ -348,7 +399,8 @@ class FeasibilityClassifier(ClassifierMixin, BaseEstimator):
         True
         """
         check_is_fitted(self)
-        proba = self.predict_proba(X)
+        encoded, headroom = self._features(X)
+        proba = self._proba(encoded)
         labels = self.classes_.tolist()
         fitted = _fitting_class(labels)
         if fitted is None:
@@ -365,7 +417,12 @@ class FeasibilityClassifier(ClassifierMixin, BaseEstimator):
             floor, memory = self._memory_floors(X)
             # NaN (key or memory unknown): no rule
             below = memory < self.memory_floor_ratio * floor
-            if self.memory_floor_override is not None:
+            if headroom is not None:
+                if self.memory_need_override is not None:
+                    with np.errstate(invalid="ignore"):  # NaN headroom: no trust
+                        below &= ~((probability >= self.memory_need_override)
+                                   & (headroom >= self.memory_need_margin_))
+            elif self.memory_floor_override is not None:
                 trusted = probability >= self.memory_floor_override
                 if self.memory_override_columns:
                     backing, _ = self._memory_floors(X, backing=True)
@@ -377,20 +434,65 @@ class FeasibilityClassifier(ClassifierMixin, BaseEstimator):
             probability[memory <= ceiling] = 0.0
         return probability
 
+    def _lightgbm_params(self):
+        """The LightGBM parameters the classifier and the need model share."""
+        return {"learning_rate": float(self.learning_rate), "num_leaves": int(self.num_leaves),
+                "min_data_in_leaf": int(self.min_child_samples),
+                "min_data_per_group": int(self.min_child_samples),
+                "num_threads": effective_threads(self.n_jobs),
+                "seed": int(check_random_state(self.random_state).randint(np.iinfo(np.int32).max)),
+                "deterministic": True, "verbose": -1}
+
+    def _need_memory(self, X):
+        """``memory_gb`` of ``X`` as floats, checking that ``X`` has the need model's columns."""
+        key_columns(X, [(*self.memory_need_features, MEMORY_COLUMN)], "memory_need_features")
+        return pd.to_numeric(X[MEMORY_COLUMN], errors="coerce").to_numpy(dtype=float,
+                                                                          na_value=np.nan)
+
+    def _need_columns(self):
+        """Positions of ``memory_need_features`` among the fitted features."""
+        names = [str(n) for n in self.feature_names_in_]
+        return [names.index(name) for name in self.memory_need_features]
+
+    def _fit_need(self, X, device_memory, peak_memory_gb, fitted):
+        """Fit the need model when there are peaks to learn from; ``X`` with the headroom
+        column added when it was fitted."""
+        self.memory_need_, self.memory_need_margin_ = None, float("nan")
+        if device_memory is None:
+            return X
+        peak = column_or_1d(check_array(peak_memory_gb, ensure_2d=False, dtype=np.float64,
+                                        ensure_all_finite="allow-nan", input_name="peak_memory_gb"))
+        if len(peak) != len(X):
+            raise ValueError(f"X has {len(X)} rows but peak_memory_gb has {len(peak)}")
+        known = fitted & np.isfinite(peak) & (peak > 0)
+        if known.sum() < MIN_PEAK_ROWS:
+            return X  # too few peaks to learn a need from
+        columns = self._need_columns()
+        categorical = [i for i, j in enumerate(columns) if self.categories_[j] is not None]
+        self.memory_need_, need, self.memory_need_margin_ = fit_need(
+            X[:, columns], peak, known, categorical=categorical, params=self._lightgbm_params(),
+            rounds=int(self.n_estimators), quantile=self.memory_need_quantile)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.column_stack([X, np.log(device_memory) - need])
+
     def _monotone_constraints(self, n_features):
         """``monotone`` as LightGBM's per-feature list, checked against the fitted names."""
         names = [str(n) for n in getattr(self, "feature_names_in_", [])]
-        unknown = sorted(set(self.monotone) - set(names))
+        monotone = dict(self.monotone or {})
+        if self.memory_need_ is not None:
+            names.append(HEADROOM)
+            monotone = {HEADROOM: 1, **monotone}
+        unknown = sorted(set(monotone) - set(names))
         if unknown:
             raise ValueError(f"monotone names feature(s) {unknown} that X does not have")
-        bad = {k: v for k, v in self.monotone.items() if v not in (-1, 0, 1)}
+        bad = {k: v for k, v in monotone.items() if v not in (-1, 0, 1)}
         if bad:
             raise ValueError(f"monotone values must be -1, 0 or 1, got {bad}")
-        return [int(self.monotone.get(name, 0)) for name in names] or [0] * n_features
+        return [int(monotone.get(name, 0)) for name in names] or [0] * n_features
 
     def _evidence_keys(self, X):
         """Each ``evidence_columns`` tuple's columns of ``X``, as arrays of text."""
-        return _key_columns(X, self.evidence_columns, "evidence_columns")
+        return key_columns(X, self.evidence_columns, "evidence_columns")
 
     def _floor_keys(self, X, kind):
         """The key columns of ``kind`` (``"floor"``, ``"ceiling"`` or ``"backing"``: those of
@@ -406,7 +508,7 @@ class FeasibilityClassifier(ClassifierMixin, BaseEstimator):
         bad = {k: v for k, v in load.items() if v not in (-1, 1)}
         if bad:
             raise ValueError(f"{load_option} values must be -1 or 1, got {bad}")
-        keys = _key_columns(X, [*columns, (MEMORY_COLUMN, *load)],
+        keys = key_columns(X, [*columns, (MEMORY_COLUMN, *load)],
                             f"{columns_option} and {load_option}")
         numbers = [pd.to_numeric(X[c], errors="coerce").to_numpy(dtype=float, na_value=np.nan)
                    for c in (MEMORY_COLUMN, *load)]
@@ -427,12 +529,8 @@ class FeasibilityClassifier(ClassifierMixin, BaseEstimator):
         combine = np.maximum if backing else np.fmax
         for floors, key in zip(self.memory_override_ if backing else self.memory_floor_, keys,
                                strict=True):
-            rows: dict = {}
-            for position, value in enumerate(zip(*key, strict=True)):
-                rows.setdefault(value, []).append(position)
-            for value, positions in rows.items():
+            for value, positions in positions_by_value(key).items():
                 seen = floors.get(value)
-                positions = np.asarray(positions)
                 if seen is None:
                     if backing:
                         floor[positions] = np.nan
@@ -450,14 +548,10 @@ class FeasibilityClassifier(ClassifierMixin, BaseEstimator):
         keys, memory, load = self._floor_keys(X, "ceiling")
         ceiling = np.full(len(X), np.nan)
         for ceilings, key in zip(self.memory_ceiling_, keys, strict=True):
-            rows: dict = {}
-            for position, value in enumerate(zip(*key, strict=True)):
-                rows.setdefault(value, []).append(position)
-            for value, positions in rows.items():
+            for value, positions in positions_by_value(key).items():
                 seen = ceilings.get(value)
                 if seen is None:
                     continue
-                positions = np.asarray(positions)
                 seen = np.asarray(seen, dtype=float).reshape(len(seen), -1)
                 lighter = (seen[None, :, :-1] <= load[positions][:, None, :]).all(axis=2)
                 here = np.where(lighter, seen[None, :, -1], -np.inf).max(axis=1)
@@ -472,32 +566,6 @@ MEMORY_COLUMN = "memory_gb"
 _KEY_OPTIONS = {"floor": ("memory_floor_columns", "memory_floor_load"),
                 "ceiling": ("memory_ceiling_columns", "memory_floor_load"),
                 "backing": ("memory_override_columns", "memory_override_load")}
-
-
-def _key_columns(X, columns, option):
-    """Each tuple of ``columns``' columns of ``X``, as arrays of text; ``option`` names the parameter."""
-    if not columns:
-        return []
-    if not isinstance(X, pd.DataFrame):
-        raise TypeError(f"{option}={columns!r} needs X as a DataFrame, got {type(X).__name__}")
-    missing = sorted({c for key in columns for c in key} - set(X.columns))
-    if missing:
-        raise ValueError(f"X lacks the {option} column(s) {missing}")
-    return [[X[c].astype(str).to_numpy(dtype=object) for c in key] for key in columns]
-
-
-def _smallest_memory(key, memory, load, fitted) -> dict:
-    """By value tuple of ``key``: each load seen fitting and its smallest memory, as rows
-    ``[*load, memory]``."""
-    keep = fitted & ~np.isnan(memory)
-    smallest: dict = {}
-    for pair, row_load, value in zip(zip(*(column[keep] for column in key), strict=True),
-                                     map(tuple, load[keep].tolist()), memory[keep].tolist(),
-                                     strict=True):
-        configs = smallest.setdefault(pair, {})
-        configs[row_load] = min(value, configs.get(row_load, value))
-    return {pair: [[*row_load, value] for row_load, value in configs.items()]
-            for pair, configs in smallest.items()}
 
 
 def _fitting_class(labels):

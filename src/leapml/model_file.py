@@ -488,6 +488,9 @@ def _feasibility_entry(classifier, members):
     booster = None
     if classifier.booster_ is not None:
         booster = _submodel_entry(classifier.booster_, "feasibility.txt", members, "feasibility")
+    need = getattr(classifier, "memory_need_", None)
+    if need is not None:
+        need = _submodel_entry(need, "feasibility_memory_need.txt", members, "the memory need")
     return {
         "params": {**params, **{name: None if params[name] is None
                                 else [list(key) for key in params[name]]
@@ -503,6 +506,8 @@ def _feasibility_entry(classifier, members):
                   for limits in getattr(classifier, name)]
            for name in ("memory_floor_", "memory_ceiling_", "memory_override_")},
         "booster_": booster,
+        "memory_need_": need,
+        "memory_need_margin_": None if need is None else float(classifier.memory_need_margin_),
     }
 
 
@@ -567,6 +572,14 @@ def _feasibility_from_members(members):
     for name in ("memory_floor_", "memory_ceiling_", "memory_override_"):
         setattr(classifier, name, [{tuple(pair): rows for pair, rows in limits}
                                    for limits in entry.get(name, [])])
+    # a file written before the memory need existed has none
+    need = entry.get("memory_need_")
+    margin = entry.get("memory_need_margin_")
+    _expect(margin is None or isinstance(margin, (int, float)), "memory_need_margin_ is not a number")
+    classifier.memory_need_margin_ = math.nan if margin is None else float(margin)
+    classifier.memory_need_ = None if need is None else _submodel_from_entry(
+        need, members, len(params.get("memory_need_features") or []), 1)
     booster = entry["booster_"]
-    classifier.booster_ = None if booster is None else _submodel_from_entry(booster, members, n_features, 1)
+    classifier.booster_ = None if booster is None else _submodel_from_entry(
+        booster, members, n_features + (need is not None), 1)
     return classifier

@@ -18,7 +18,8 @@ from .schema import validate_attempts, validate_hardware
 
 __all__ = ["EVIDENCE_COLUMNS", "FEASIBILITY_FEATURES", "MEMORY_FLOOR_COLUMNS",
            "MEMORY_FLOOR_LOAD", "MEMORY_FLOOR_OVERRIDE", "MEMORY_OVERRIDE_COLUMNS",
-           "MEMORY_OVERRIDE_LOAD", "MONOTONE_FEATURES", "completed_between", "feasibility_model",
+           "MEMORY_NEED_FEATURES", "MEMORY_OVERRIDE_LOAD", "MONOTONE_FEATURES", "completed_between",
+           "feasibility_model",
            "fit_calibrated", "fit_feasibility", "fit_window", "history_groups", "window_counts"]
 
 #: Pairs a type must have completed before :func:`fit_feasibility`'s model lets a job fit there.
@@ -42,6 +43,13 @@ MEMORY_OVERRIDE_COLUMNS = [("model_family", "precision", "parallelism")]
 #: What "needing as much" reads for :data:`MEMORY_OVERRIDE_COLUMNS`: the floors' load and
 #: the model's training state per device (model types of a family differ in size).
 MEMORY_OVERRIDE_LOAD = {**MEMORY_FLOOR_LOAD, "model_state_gb_per_device": 1}
+#: The columns from which the default feasibility model learns the memory one trainer needs,
+#: where the log records runs' ``peak_memory_gb``: the launch configuration, the model's
+#: sizes and the devices a host holds (tensor parallelism shards within a host), none of
+#: which depends on the device's memory.
+MEMORY_NEED_FEATURES = ["model_type", "model_family", "precision", "parallelism",
+                        "trainer_count", "batch_size", "seq_len", "param_count", "embedding_gb",
+                        "model_state_gb_per_device", "devices_per_host"]
 #: The columns of ``build_features`` the default feasibility model reads: the launch
 #: configuration, the hardware's specifications and whether the job ran there before;
 #: not the hardware's age or other clocks, which say nothing of memory and drift past
@@ -269,7 +277,8 @@ def feasibility_model(**params):
     rule (:data:`EVIDENCE_COLUMNS`), the monotone features, the memory floors
     and ceilings (:data:`MEMORY_FLOOR_COLUMNS`, :data:`MEMORY_FLOOR_LOAD`) and
     their override (:data:`MEMORY_FLOOR_OVERRIDE`, backed by
-    :data:`MEMORY_OVERRIDE_COLUMNS`), seeded with 0.
+    :data:`MEMORY_OVERRIDE_COLUMNS`, or by the need learned from
+    :data:`MEMORY_NEED_FEATURES` where the log records peak memory), seeded with 0.
 
     Examples
     --------
@@ -285,7 +294,8 @@ def feasibility_model(**params):
         "memory_ceiling_columns": list(MEMORY_FLOOR_COLUMNS),
         "memory_floor_override": MEMORY_FLOOR_OVERRIDE,
         "memory_override_columns": list(MEMORY_OVERRIDE_COLUMNS),
-        "memory_override_load": dict(MEMORY_OVERRIDE_LOAD), "random_state": 0,
+        "memory_override_load": dict(MEMORY_OVERRIDE_LOAD),
+        "memory_need_features": list(MEMORY_NEED_FEATURES), "random_state": 0,
     }
     return FeasibilityClassifier(**{**defaults, **params})
 
@@ -350,7 +360,11 @@ def fit_feasibility(
                                      ("ok", "oom"), outcome_known)
     X = build_features(attempts, hardware, outcome_known=outcome_known)
     fitted = (attempts.loc[window, "status"].astype(str) == "ok").to_numpy()
-    return clone(model).fit(X.loc[window, FEASIBILITY_FEATURES], fitted)
+    extra = {}
+    if "peak_memory_gb" in attempts.columns and "memory_need_features" in model.get_params():
+        extra["peak_memory_gb"] = pd.to_numeric(attempts.loc[window, "peak_memory_gb"]).to_numpy(
+            dtype=float, na_value=np.nan)
+    return clone(model).fit(X.loc[window, FEASIBILITY_FEATURES], fitted, **extra)
 
 
 def history_groups(X) -> np.ndarray:

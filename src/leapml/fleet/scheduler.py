@@ -171,8 +171,8 @@ def run_with_retries(rng, ctx: dict, model, candidates, att_job, att_time, choic
 
     A retry keeps its attempt's configuration; after an ``oom`` it moves to
     the job's next candidate. Returns the attempts' jobs, times, candidate
-    choices, statuses, configurations and expected step throughput (before
-    software releases), in order of submission.
+    choices, statuses, configurations, expected step throughput (before
+    software releases) and the memory one trainer needs, in order of submission.
     """
     truth = evaluate_in_blocks(ctx, model[att_job], candidates[att_job, choice], config)
     status = _status(rng, truth["feasible"], failure_rate)
@@ -188,11 +188,12 @@ def run_with_retries(rng, ctx: dict, model, candidates, att_job, att_time, choic
     choice = np.concatenate([choice, r_choice[in_time]])
     status = np.concatenate([status, r_status[in_time]])
     step_throughput = np.concatenate([truth["throughput"], r_truth["throughput"][in_time]])
+    memory = np.concatenate([truth["memory_gb"], r_truth["memory_gb"][in_time]])
     order = np.lexsort((att_job[source], att_time))
     source = source[order]
     config = {k: v[source] for k, v in config.items()}
     return (att_job[source], att_time[order], choice[order], status[order], config,
-            step_throughput[order])
+            step_throughput[order], memory[order])
 
 
 def _status(rng, fits: np.ndarray, failure_rate: float) -> np.ndarray:

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from .._moved import forward
-from ..schema import ATTEMPT_COLUMNS, PRECISIONS, STATUSES
+from ..schema import ATTEMPT_COLUMNS, PRECISIONS, STATUSES, TRUTH_COLUMNS
 from .fleet import Fleet
 from .hardware import hardware_catalog
 from .models import _PARALLELISM_CODES, FAMILIES, model_catalog
@@ -187,6 +187,8 @@ def simulate(
     selection_strength: float = 1.0,
     belief_sigma: float = 0.25,
     model_sizes: bool = True,
+    peak_memory: bool = True,
+    peak_memory_noise: float = 0.03,
 ) -> Fleet:
     """Simulate a training fleet: jobs, their attempts and the throughput each measured.
 
@@ -262,6 +264,14 @@ def simulate(
         ``embedding_gb``: the model type's nominal figures, without the
         job's hidden factor) into the jobs and the attempts. ``False`` leaves
         them out, as in a log that does not record them; nothing else changes.
+    peak_memory : bool, default=True
+        Write ``peak_memory_gb``, the device memory one trainer of a completed
+        run held at its peak (null on other rows), as a fleet's monitoring
+        records it. ``False`` leaves the column out; nothing else changes.
+    peak_memory_noise : float, default=0.03
+        Log-sd of the measured peak around the memory the run needs (allocator
+        caching, fragmentation), capped at the device's memory. Drawn apart
+        from every other draw, so that neither option moves the rest of the fleet.
 
     Returns
     -------
@@ -336,7 +346,7 @@ def simulate(
     cost = hardware["cost_per_device_hour"].to_numpy(float)
     choice = placement_choices(rng, att_job, cand_thr / cost[candidates], stickiness=stickiness,
                                 selection_strength=selection_strength, belief_sigma=belief_sigma)
-    att_job, att_time, choice, status, config, step_throughput = run_with_retries(
+    att_job, att_time, choice, status, config, step_throughput, memory_needed = run_with_retries(
         rng, ctx, model, candidates, att_job, att_time, choice, config,
         failure_rate=failure_rate, retry_rate=retry_rate, end_ns=end_ns)
     att_hw = candidates[att_job, choice]
@@ -354,6 +364,12 @@ def simulate(
                               hours, expected)
     if model_sizes:
         jobs, attempts = _with_model_sizes(models, model, seq, jobs, attempts, att_job)
+    if peak_memory:
+        device_memory = hardware["memory_gb"].to_numpy(float)[att_hw]
+        measured = memory_needed * np.exp(np.random.default_rng([seed, 13]).normal(
+            0, peak_memory_noise, len(memory_needed)))
+        attempts.insert(len(attempts.columns) - len(TRUTH_COLUMNS), "peak_memory_gb",
+                        np.where(status == 0, np.minimum(measured, device_memory), np.nan))
     assert [c.name for c in ATTEMPT_COLUMNS] == list(attempts.columns[: len(ATTEMPT_COLUMNS)])
     return Fleet(attempts=attempts, hardware=hardware, models=models, jobs=jobs,
                  interactions=interactions, releases=releases, params=params)
@@ -378,7 +394,8 @@ def _check_options(preset, days, options: dict) -> None:
                         "run_noise": options["run_noise"], "release_sigma": options["release_sigma"],
                         "day_shock_sigma": options["day_shock_sigma"], "hardware_day_shock_sigma": options["hardware_day_shock_sigma"],
                         "family_drift_sigma": options["family_drift_sigma"], "new_families": options["new_families"],
-                        "selection_strength": options["selection_strength"], "belief_sigma": options["belief_sigma"]}.items():
+                        "selection_strength": options["selection_strength"], "belief_sigma": options["belief_sigma"],
+                        "peak_memory_noise": options["peak_memory_noise"]}.items():
         if value < 0:
             raise ValueError(f"{name} must be >= 0, got {value}")
 

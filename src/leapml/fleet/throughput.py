@@ -133,8 +133,9 @@ def expected_pairs(ctx: dict, model_code, hw_code, launch: dict, times) -> tuple
 
 def evaluate_in_blocks(ctx: dict, model_code, hw_code, launch: dict, *, nominal: bool = False,
                         block: int = 1 << 19) -> dict:
-    """:func:`evaluate_pairs` of many pairs (``throughput`` and ``feasible``), a block at a time to bound peak memory."""
-    out = {"throughput": np.empty(len(model_code)), "feasible": np.empty(len(model_code), dtype=bool)}
+    """:func:`evaluate_pairs` of many pairs (``throughput``, ``memory_gb``, ``feasible``), a block at a time to bound peak memory."""
+    out = {"throughput": np.empty(len(model_code)), "memory_gb": np.empty(len(model_code)),
+           "feasible": np.empty(len(model_code), dtype=bool)}
     for lo in range(0, len(model_code), block):
         part = slice(lo, lo + block)
         sub = {k: v[part] for k, v in launch.items()}

@@ -137,6 +137,10 @@ OPTIONAL_ATTEMPT_COLUMNS = (
         "embedding_gb", "float", nullable=True, optional=True,
         description="size of the model's embedding tables, GB (>= 0; 0: none)",
     ),
+    Column(
+        "peak_memory_gb", "float", nullable=True, optional=True,
+        description="device memory one trainer held at its peak, GB (> 0); null unless status is ok",
+    ),
 )
 
 #: Model-size columns a model registry knows at submission (optional, read as unknown when absent).

@@ -87,8 +87,8 @@ def validate_attempts(attempts: pd.DataFrame, hardware: pd.DataFrame | None = No
     SchemaError
         Listing every problem: missing columns, wrong dtypes, nulls in
         required columns, unknown statuses, blank precisions, throughput <= 0
-        or non-finite on ``ok`` rows, throughput present on failed rows,
-        non-positive trainer counts, batch sizes, nodes or parallel degrees,
+        or non-finite on ``ok`` rows, throughput or ``peak_memory_gb`` present
+        on failed rows, a ``peak_memory_gb`` <= 0, non-positive trainer counts, batch sizes, nodes or parallel degrees,
         duplicate attempt ids, hardware types absent from the catalog. A
         precision outside :data:`PRECISIONS` is not a problem.
     TypeError
@@ -133,6 +133,13 @@ def validate_attempts(attempts: pd.DataFrame, hardware: pd.DataFrame | None = No
             problems.append(
                 f"throughput must be null on rows not ok; it is set in {describe_rows(bad, attempts)}"
             )
+    if "peak_memory_gb" in cols and pd.api.types.is_numeric_dtype(attempts["peak_memory_gb"]):
+        peak = check_positive("peak_memory_gb", attempts["peak_memory_gb"], attempts, problems)
+        if "status" in cols:
+            bad = ~ok_rows(attempts["status"]) & ~np.isnan(peak)
+            if bad.any():
+                problems.append(f"peak_memory_gb must be null on rows not ok; it is set in "
+                                f"{describe_rows(bad, attempts)}")
     if {"end_time", "submit_time"} <= set(cols):
         _check_end_time(attempts, problems)
     if "device_hours" in cols and pd.api.types.is_numeric_dtype(attempts["device_hours"]):

@@ -1,0 +1,70 @@
+"""The memory one trainer needs, learned from the peaks a log records.
+
+Behind ``FeasibilityClassifier(memory_need_features=...)``: a LightGBM
+regressor of the log of ``peak_memory_gb`` (completed runs) on columns that
+do not depend on the device's memory (the launch configuration, the model's
+sizes, the devices a host holds). The classifier then reads each row's
+*headroom*, the log of its device memory over that need, which means the
+same thing on every hardware type: a log that never put a model on small
+memory still says how much memory the model needs.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from leapml._encoding import effective_threads
+
+#: The name of the feature the classifier reads: log(memory_gb / predicted need).
+HEADROOM = "memory_headroom"
+#: Fewest completed rows with a peak before a need model is fitted.
+MIN_PEAK_ROWS = 50
+
+
+def configuration_folds(X_need: np.ndarray) -> np.ndarray:
+    """0 or 1 for each row, the same for every row of one configuration (a hash of its values)."""
+    hashed = pd.util.hash_pandas_object(pd.DataFrame(X_need), index=False).to_numpy()
+    return (hashed % np.uint64(2)).astype(np.int8)
+
+
+def _fit_one(X_need, log_peak, *, categorical, params, rounds):
+    """One LightGBM regressor of ``log_peak`` on ``X_need``."""
+    import lightgbm as lgb
+
+    dataset = lgb.Dataset(X_need, log_peak, categorical_feature=categorical,
+                          free_raw_data=True, params={"verbose": -1})
+    return lgb.train({**params, "objective": "regression"}, dataset, num_boost_round=rounds)
+
+
+def fit_need(X_need, peak, known, *, categorical, params, rounds, quantile):
+    """The need model on the ``known`` rows' peaks, each row's log need as a model that never
+    saw its configuration predicts it (two folds by configuration), and the margin: the
+    ``quantile`` of the known rows' log of measured over predicted need.
+
+    The classifier learns from the out-of-fold needs how far to trust a
+    predicted need; in-sample ones would be too good for a new configuration.
+    A fold with too few peaks falls back to the model fitted on all of them.
+    """
+    with np.errstate(divide="ignore", invalid="ignore"):
+        log_peak = np.log(peak)
+    final = _fit_one(X_need[known], log_peak[known], categorical=categorical, params=params,
+                     rounds=rounds)
+    need = predict_need(final, X_need, params["num_threads"])
+    folds = configuration_folds(X_need)
+    for fold in (0, 1):
+        train = known & (folds != fold)
+        if train.sum() < MIN_PEAK_ROWS:
+            continue
+        model = _fit_one(X_need[train], log_peak[train], categorical=categorical, params=params,
+                         rounds=rounds)
+        held = folds == fold
+        need[held] = predict_need(model, X_need[held], params["num_threads"])
+    return final, need, float(np.quantile(log_peak[known] - need[known], quantile))
+
+
+def predict_need(booster, X_need, n_jobs=None) -> np.ndarray:
+    """Predicted log of the memory one trainer needs, GB."""
+    if len(X_need) == 0:
+        return np.empty(0)
+    return booster.predict(X_need, num_threads=effective_threads(n_jobs))
