@@ -388,6 +388,35 @@ def test_memory_floor_override_prose_quotes_the_kept_small_runs():
 
 
 
+def _mean_feasibility_row(name: str) -> list[str]:
+    """The feasibility table row (threshold 0.5) of a kept run's mean over seeds."""
+    text = (DOCS / "results-data" / "method-levers" / name).read_text()
+    mean = text[text.index("mean over seeds"):]
+    return next([c.strip() for c in line.strip("|").split("|")] for line in mean.splitlines()
+                if line.startswith("| 0.500 |"))
+
+
+def test_memory_need_prose_quotes_the_kept_small_runs():
+    page = " ".join((DOCS / "results.md").read_text().split())
+    percent = lambda share: f"{100 * float(share):.1f}%"  # noqa: E731
+    need, without = "placement_small_seeds012345.md", "placement_small_seeds012345_no_memory_need.md"
+    quality, before = _mean_feasibility_row(need), _mean_feasibility_row(without)
+    assert (f"it has precision {quality[3]} and recall {quality[4]} for \"fits\", and keeps out "
+            f"{percent(quality[5])} of the infeasible candidates") in page
+    row = _mean_learned_row(without)
+    single = next([c.strip() for c in line.strip("|").split("|")] for line in
+                  (DOCS / "results-data" / "method-levers" / without).read_text().split(
+                      "mean over seeds")[1].splitlines()
+                  if line.startswith("| single_lightgbm | learned"))
+    assert (f"gave {percent(row[5])} regret (single model {percent(single[5])}) at the same "
+            f"{percent(row[7])} infeasible picks, with precision {before[3]} and recall "
+            f"{before[4]}") in page
+    gain = 100 * (float(quality[4]) - float(before[4]))
+    regret = 100 * (float(row[5]) - float(_mean_learned_row(need)[5]))
+    assert f"The need wins back {gain:.1f} points of recall" in page
+    assert f"{regret:.1f} points of regret" in page
+
+
 def test_summary_placement_rows_quote_the_kept_default_runs():
     page = (DOCS / "results.md").read_text()
     percent = lambda share: f"{100 * float(share):.1f}%"  # noqa: E731
@@ -445,9 +474,12 @@ def test_feasibility_lever_table_quotes_the_kept_runs():
                                                        percent(ratio[7])]
     for label, name in (("floors overridden where the classifier alone gives >= 0.999", "0999"),
                         ("floors overridden where the classifier alone gives >= 0.99", "099"),
-                        ("**default**: floors, overridden at >= 0.999 where the family backs it",
-                         "0999_backed")):
-        kept = f"placement_production_seed0_memory_floor_override_{name}.md"
+                        ("floors, overridden at >= 0.999 where the family backs it (the default "
+                         "without peak memory)", "0999_backed"),
+                        ("**default**: floors, overridden at >= 0.9 where the memory need leaves "
+                         "headroom", None)):
+        kept = (f"placement_production_seed0_memory_floor_override_{name}.md" if name
+                else "placement_production_seed0_most_likely.md")
         row = {r[3]: r for r in _kept_placement_rows(kept) if r[1] == "learned"}["throughput_per_cost"]
         precision, recall = _kept_feasibility_rows(kept)["0.500"]
         assert cells[label] == [
@@ -461,3 +493,26 @@ def test_feasibility_lever_table_quotes_the_kept_runs():
         f"{percent(plain[5])} (expected utility {percent(utility[5])})",
         f"{percent(plain[7])} (expected utility {percent(utility[7])})",
     ]
+
+
+def test_production_most_likely_table_quotes_the_kept_runs():
+    page = (DOCS / "results.md").read_text()
+    table = page[page.index('| policy, `if_none_fit="most_likely"`'):]
+    table = table[:table.index("\n\n")]
+    cells = {(row[0], row[1]): row[2:5] for row in
+             ([c.strip().strip("*") for c in line.strip("|").split("|")]
+              for line in table.splitlines()[2:])}
+    percent = lambda share: f"{100 * float(share):.1f}%"  # noqa: E731
+    names = {"throughput_per_cost": "throughput per cost", "expected_utility": "expected utility",
+             "lower_quantile_per_cost": "lower quantile per cost"}
+    for kept, suffix in (("placement_production_seed0_most_likely.md", ""),
+                         ("placement_production_seed0_most_likely_no_memory_need.md",
+                          ", without the memory need")):
+        text = (DOCS / "results-data" / "method-levers" / kept).read_text()
+        for line in text.splitlines():
+            row = [c.strip() for c in line.strip("|").split("|")]
+            if len(row) == 9 and row[1] == "learned":
+                key = (row[0] + suffix, names[row[3]])
+                if key in cells:
+                    assert cells.pop(key) == [percent(row[5]), percent(row[6]), percent(row[7])], key
+    assert not cells  # every row of the table came from a kept run

@@ -8,7 +8,8 @@ Runs the placement backtest of ``placement_results.py`` for the default
 model alone and prints, for each job of the learned-feasibility,
 throughput-per-cost picks that had no rankable candidate, its model family,
 precision and model type, and how many completed runs of each the log held
-before the night (``docs/results.md``, "Placements a scheduler can act on").
+before the night (``docs/results.md``, "Placements a scheduler can act on");
+``--no-peak-memory`` reads a log without ``peak_memory_gb``.
 """
 
 from __future__ import annotations
@@ -30,8 +31,11 @@ def main(argv=None) -> None:
     parser.add_argument("--jobs-per-night", type=int, default=300)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--threads", type=int, default=None, help="LightGBM threads per model")
+    parser.add_argument("--no-peak-memory", action="store_true",
+                        help="a log without peak_memory_gb: no memory need is learned")
     args = parser.parse_args(argv)
-    fleet = simulate(args.preset, days=args.days, seed=args.seed)
+    fleet = simulate(args.preset, days=args.days, seed=args.seed,
+                     peak_memory=not args.no_peak_memory)
     model = default_models(random_state=args.seed, n_jobs=args.threads)["leap"]
     result = placement_backtest(fleet.attempts, fleet.hardware, oracle=fleet.expected_throughput,
                                 models={"leap": model}, window_days=30, nights=args.nights,

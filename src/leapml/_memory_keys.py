@@ -11,8 +11,11 @@ import numpy as np
 import pandas as pd
 
 
-def key_columns(X, columns, option):
-    """Each tuple of ``columns``' columns of ``X``, as arrays of text; ``option`` names the parameter."""
+def key_columns(X, columns, option, *, check_only=False):
+    """Each tuple of ``columns``' columns of ``X``, as arrays of text; ``option`` names the parameter.
+
+    ``check_only``: only check that ``X`` is a frame with these columns (returns None).
+    """
     if not columns:
         return []
     if not isinstance(X, pd.DataFrame):
@@ -20,6 +23,8 @@ def key_columns(X, columns, option):
     missing = sorted({c for key in columns for c in key} - set(X.columns))
     if missing:
         raise ValueError(f"X lacks the {option} column(s) {missing}")
+    if check_only:
+        return None
     return [[X[c].astype(str).to_numpy(dtype=object) for c in key] for key in columns]
 
 

@@ -445,7 +445,8 @@ class FeasibilityClassifier(ClassifierMixin, BaseEstimator):
 
     def _need_memory(self, X):
         """``memory_gb`` of ``X`` as floats, checking that ``X`` has the need model's columns."""
-        key_columns(X, [(*self.memory_need_features, MEMORY_COLUMN)], "memory_need_features")
+        key_columns(X, [(*self.memory_need_features, MEMORY_COLUMN)], "memory_need_features",
+                    check_only=True)
         return pd.to_numeric(X[MEMORY_COLUMN], errors="coerce").to_numpy(dtype=float,
                                                                           na_value=np.nan)
 
