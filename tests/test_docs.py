@@ -516,3 +516,20 @@ def test_production_most_likely_table_quotes_the_kept_runs():
                 if key in cells:
                     assert cells.pop(key) == [percent(row[5]), percent(row[6]), percent(row[7])], key
     assert not cells  # every row of the table came from a kept run
+
+
+def test_two_production_fleets_table_quotes_the_kept_runs():
+    page = (DOCS / "results.md").read_text()
+    table = page[page.index("| fleet | objective | with the memory need | without it |"):]
+    table = table[:table.index("\n\n")]
+    percent = lambda share: f"{100 * float(share):.1f}%"  # noqa: E731
+    names = {"throughput per cost": "throughput_per_cost", "expected utility": "expected_utility"}
+    lines = table.splitlines()[2:]
+    assert len(lines) == 4
+    for line in lines:
+        fleet, objective, need, without = (c.strip() for c in line.strip("|").split("|"))
+        for cell, suffix in ((need, ""), (without, "_no_memory_need")):
+            kept = f"placement_production_{fleet.replace(' ', '')}_most_likely{suffix}.md"
+            row = next(r for r in _kept_placement_rows(kept)
+                       if r[1] == "learned" and r[3] == names[objective])
+            assert cell == f"{percent(row[5])}, {percent(row[7])}", (fleet, objective, suffix)
