@@ -11,20 +11,21 @@ import numpy as np
 import pandas as pd
 
 
-def key_columns(X, columns, option, *, check_only=False):
-    """Each tuple of ``columns``' columns of ``X``, as arrays of text; ``option`` names the parameter.
-
-    ``check_only``: only check that ``X`` is a frame with these columns (returns None).
-    """
-    if not columns:
-        return []
+def require_columns(X, columns, option) -> None:
+    """Check that ``X`` is a frame with every column of the tuples ``columns``; ``option``
+    names the parameter that asks for them."""
     if not isinstance(X, pd.DataFrame):
         raise TypeError(f"{option}={columns!r} needs X as a DataFrame, got {type(X).__name__}")
     missing = sorted({c for key in columns for c in key} - set(X.columns))
     if missing:
         raise ValueError(f"X lacks the {option} column(s) {missing}")
-    if check_only:
-        return None
+
+
+def key_columns(X, columns, option):
+    """Each tuple of ``columns``' columns of ``X``, as arrays of text; ``option`` names the parameter."""
+    if not columns:
+        return []
+    require_columns(X, columns, option)
     return [[X[c].astype(str).to_numpy(dtype=object) for c in key] for key in columns]
 
 

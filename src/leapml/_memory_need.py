@@ -50,17 +50,20 @@ def fit_need(X_need, peak, known, *, categorical, params, rounds, quantile):
         log_peak = np.log(peak)
     final = _fit_one(X_need[known], log_peak[known], categorical=categorical, params=params,
                      rounds=rounds)
-    need = predict_need(final, X_need, params["num_threads"])
+    need = np.empty(len(X_need))
     folds = configuration_folds(X_need)
     for fold in (0, 1):
-        train = known & (folds != fold)
-        if train.sum() < MIN_PEAK_ROWS:
-            continue
-        model = _fit_one(X_need[train], log_peak[train], categorical=categorical, params=params,
-                         rounds=rounds)
-        held = folds == fold
+        train, held = known & (folds != fold), folds == fold
+        model = final if train.sum() < MIN_PEAK_ROWS else _fit_one(
+            X_need[train], log_peak[train], categorical=categorical, params=params, rounds=rounds)
         need[held] = predict_need(model, X_need[held], params["num_threads"])
     return final, need, float(np.quantile(log_peak[known] - need[known], quantile))
+
+
+def headroom(device_memory, log_need) -> np.ndarray:
+    """log(memory_gb / need): what the classifier reads (NaN where either is unknown)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.log(device_memory) - log_need
 
 
 def predict_need(booster, X_need, n_jobs=None) -> np.ndarray:

@@ -29,8 +29,8 @@ from sklearn.utils.validation import (
 )
 
 from leapml._encoding import ColumnEncoder, effective_threads
-from leapml._memory_keys import key_columns, positions_by_value, smallest_memory
-from leapml._memory_need import HEADROOM, MIN_PEAK_ROWS, fit_need, predict_need
+from leapml._memory_keys import key_columns, positions_by_value, require_columns, smallest_memory
+from leapml._memory_need import HEADROOM, MIN_PEAK_ROWS, fit_need, headroom, predict_need
 
 __all__ = ["FeasibilityClassifier"]
 
@@ -368,10 +368,9 @@ class FeasibilityClassifier(ClassifierMixin, BaseEstimator):
             return self._validate_X(X, reset=False), None
         device_memory = self._need_memory(X)
         X = self._validate_X(X, reset=False)
-        need = predict_need(self.memory_need_, X[:, self._need_columns()], self.n_jobs)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            headroom = np.log(device_memory) - need
-        return np.column_stack([X, headroom]), headroom
+        room = headroom(device_memory, predict_need(self.memory_need_, X[:, self._need_columns()],
+                                                    self.n_jobs))
+        return np.column_stack([X, room]), room
 
     def _proba(self, X):
         """Probability of each class of encoded rows."""
@@ -399,7 +398,7 @@ class FeasibilityClassifier(ClassifierMixin, BaseEstimator):
         True
         """
         check_is_fitted(self)
-        encoded, headroom = self._features(X)
+        encoded, room = self._features(X)
         proba = self._proba(encoded)
         labels = self.classes_.tolist()
         fitted = _fitting_class(labels)
@@ -417,11 +416,11 @@ class FeasibilityClassifier(ClassifierMixin, BaseEstimator):
             floor, memory = self._memory_floors(X)
             # NaN (key or memory unknown): no rule
             below = memory < self.memory_floor_ratio * floor
-            if headroom is not None:
+            if room is not None:
                 if self.memory_need_override is not None:
                     with np.errstate(invalid="ignore"):  # NaN headroom: no trust
                         below &= ~((probability >= self.memory_need_override)
-                                   & (headroom >= self.memory_need_margin_))
+                                   & (room >= self.memory_need_margin_))
             elif self.memory_floor_override is not None:
                 trusted = probability >= self.memory_floor_override
                 if self.memory_override_columns:
@@ -445,8 +444,7 @@ class FeasibilityClassifier(ClassifierMixin, BaseEstimator):
 
     def _need_memory(self, X):
         """``memory_gb`` of ``X`` as floats, checking that ``X`` has the need model's columns."""
-        key_columns(X, [(*self.memory_need_features, MEMORY_COLUMN)], "memory_need_features",
-                    check_only=True)
+        require_columns(X, [(*self.memory_need_features, MEMORY_COLUMN)], "memory_need_features")
         return pd.to_numeric(X[MEMORY_COLUMN], errors="coerce").to_numpy(dtype=float,
                                                                           na_value=np.nan)
 
@@ -473,8 +471,7 @@ class FeasibilityClassifier(ClassifierMixin, BaseEstimator):
         self.memory_need_, need, self.memory_need_margin_ = fit_need(
             X[:, columns], peak, known, categorical=categorical, params=self._lightgbm_params(),
             rounds=int(self.n_estimators), quantile=self.memory_need_quantile)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return np.column_stack([X, np.log(device_memory) - need])
+        return np.column_stack([X, headroom(device_memory, need)])
 
     def _monotone_constraints(self, n_features):
         """``monotone`` as LightGBM's per-feature list, checked against the fitted names."""
