@@ -10,7 +10,7 @@ from test_features import make_catalog, make_log
 
 from leapml import LeapRegressor
 from leapml.feasibility import FeasibilityClassifier
-from leapml.features import build_features
+from leapml.features import PeakLog, build_features
 from leapml.model_file import load_feasibility, save
 from leapml.placement import (
     EVIDENCE_COLUMNS,
@@ -23,6 +23,7 @@ from leapml.placement import (
     place,
 )
 from leapml.schema import LAUNCH_COLUMNS
+from leapml.training import with_measured_peaks
 
 SMALL_MEMORY_GB = 64  # the catalog's V100 (32 GB, the cheapest type) is the only one below
 
@@ -364,7 +365,8 @@ def test_the_memory_need_travels_in_the_model_file_and_needs_its_columns(tmp_pat
     log = _with_peaks(log, catalog, 0)
     model, _ = _models(log, catalog)
     learned = fit_feasibility(log, catalog, window_days=400)
-    X = build_features(log, catalog)[FEASIBILITY_FEATURES]
+    X = with_measured_peaks(build_features(log, catalog)[FEASIBILITY_FEATURES], learned, log,
+                            PeakLog.of(log, catalog), catalog)
     back = load_feasibility(save(model, tmp_path / "m.leap", feasibility=learned))
     assert back.memory_need_margin_ == learned.memory_need_margin_
     np.testing.assert_array_equal(back.fit_probability(X), learned.fit_probability(X))

@@ -11,7 +11,8 @@ feasibility model as it was before its memory floors and ceilings;
 ``--memory-floor-override none`` the default one with its floors kept whole
 (``0.99``: a lower bar), ``--no-override-backing`` with the override on the
 classifier's word alone; ``--no-memory-need`` without the memory need learned
-from the runs' peak memory;
+from the runs' peak memory (nor the job's own earlier peak),
+``--no-measured-need`` without the job's own earlier peak alone;
 ``--if-none-fit most_likely`` gives a job no type is likely enough to fit
 its most likely type instead of a failed launch).
 """
@@ -65,7 +66,11 @@ def main() -> None:
                              "backing by the family's completed work (memory_override_columns)")
     parser.add_argument("--no-memory-need", action="store_true",
                         help="the default feasibility model without the memory need it learns from "
-                             "the runs' peak memory (memory_need_features=None)")
+                             "the runs' peak memory, nor the job's own earlier peak "
+                             "(memory_need_features=None, measured_need_column=None)")
+    parser.add_argument("--no-measured-need", action="store_true",
+                        help="the default feasibility model without the job's own earlier peak "
+                             "in its configuration (measured_need_column=None)")
     parser.add_argument("--no-memory-ceilings", action="store_true",
                         help="the default feasibility model without its memory ceilings")
     parser.add_argument("--if-none-fit", choices=IF_NONE_FIT, default=IF_NONE_FIT[0],
@@ -127,7 +132,9 @@ def _feasibility(args):
     if args.no_memory_ceilings:
         levers["memory_ceiling_columns"] = None
     if args.no_memory_need:
-        levers["memory_need_features"] = None
+        levers.update(memory_need_features=None, measured_need_column=None)
+    if args.no_measured_need:
+        levers["measured_need_column"] = None
     if args.no_override_backing:
         levers.update(memory_override_columns=None, memory_override_load=None)
     return feasibility_model(**levers)

@@ -29,6 +29,21 @@ def key_columns(X, columns, option):
     return [[X[c].astype(str).to_numpy(dtype=object) for c in key] for key in columns]
 
 
+def signed_keys(X, columns, load, memory_column, columns_option, load_option):
+    """Each tuple of ``columns``' columns of ``X`` as text, ``memory_column`` as floats, and the
+    ``load`` columns signed so that larger needs more memory (NaN: 0); the options name the
+    parameters that ask for them."""
+    bad = {k: v for k, v in load.items() if v not in (-1, 1)}
+    if bad:
+        raise ValueError(f"{load_option} values must be -1 or 1, got {bad}")
+    keys = key_columns(X, [*columns, (memory_column, *load)], f"{columns_option} and {load_option}")
+    numbers = [pd.to_numeric(X[c], errors="coerce").to_numpy(dtype=float, na_value=np.nan)
+               for c in (memory_column, *load)]
+    signed = np.column_stack([np.zeros(len(X))] + [sign * np.nan_to_num(column) for sign, column
+                                                    in zip(load.values(), numbers[1:], strict=True)])
+    return keys[:-1], numbers[0], signed[:, 1:]
+
+
 def smallest_memory(key, memory, load, fitted) -> dict:
     """By value tuple of ``key``: each load seen fitting and its smallest memory, as rows
     ``[*load, memory]``."""
@@ -49,3 +64,44 @@ def positions_by_value(key) -> dict:
     for position, value in enumerate(zip(*key, strict=True)):
         rows.setdefault(value, []).append(position)
     return {value: np.asarray(positions) for value, positions in rows.items()}
+
+
+def floors_of(limits, keys, load, *, backing=False) -> np.ndarray:
+    """Each row's memory floor (NaN: none) from ``limits`` (``memory_floor_`` or, with
+    ``backing``, ``memory_override_``), its ``keys`` and signed ``load``: the smallest memory
+    on which a configuration of its key needing at least as much fitted, or, when none did,
+    on which any configuration of its key fitted. With ``backing``, without the fall-back
+    (NaN where none did), and every tuple must back the row."""
+    # backing needs every tuple (NaN, unbacked, wins); a floor takes any (NaN, none, loses)
+    floor = np.full(len(load), -np.inf if backing else np.nan)
+    combine = np.maximum if backing else np.fmax
+    for floors, key in zip(limits, keys, strict=True):
+        for value, positions in positions_by_value(key).items():
+            seen = floors.get(value)
+            if seen is None:
+                if backing:
+                    floor[positions] = np.nan
+                continue
+            seen = np.asarray(seen, dtype=float).reshape(len(seen), -1)
+            heavier = (seen[None, :, :-1] >= load[positions][:, None, :]).all(axis=2)
+            here = np.where(heavier, seen[None, :, -1], np.inf).min(axis=1)
+            here = np.where(np.isinf(here), np.nan if backing else seen[:, -1].min(), here)
+            floor[positions] = combine(floor[positions], here)
+    return floor
+
+
+def ceilings_of(limits, keys, load) -> np.ndarray:
+    """Each row's memory ceiling (NaN: none) from ``memory_ceiling_``: the largest memory on
+    which a configuration of its key needing no more ran out of memory."""
+    ceiling = np.full(len(load), np.nan)
+    for ceilings, key in zip(limits, keys, strict=True):
+        for value, positions in positions_by_value(key).items():
+            seen = ceilings.get(value)
+            if seen is None:
+                continue
+            seen = np.asarray(seen, dtype=float).reshape(len(seen), -1)
+            lighter = (seen[None, :, :-1] <= load[positions][:, None, :]).all(axis=2)
+            here = np.where(lighter, seen[None, :, -1], -np.inf).max(axis=1)
+            ceiling[positions] = np.fmax(ceiling[positions],
+                                         np.where(np.isinf(here), np.nan, here))
+    return ceiling

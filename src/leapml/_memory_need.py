@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from leapml._encoding import effective_threads
+from leapml._memory_keys import require_columns
 
 #: The name of the feature the classifier reads: log(memory_gb / predicted need).
 HEADROOM = "memory_headroom"
@@ -58,6 +59,36 @@ def fit_need(X_need, peak, known, *, categorical, params, rounds, quantile):
             X_need[train], log_peak[train], categorical=categorical, params=params, rounds=rounds)
         need[held] = predict_need(model, X_need[held], params["num_threads"])
     return final, need, float(np.quantile(log_peak[known] - need[known], quantile))
+
+
+def read_measured(X, column, memory_column):
+    """``memory_column`` and ``column`` of the frame ``X`` as floats (NaN where the measured
+    need is not positive), checking that ``X`` has them."""
+    if isinstance(X, pd.DataFrame) and column not in X.columns:
+        raise ValueError(f"X lacks {column!r}, the measured need of measured_need_column "
+                         "(leapml.training.with_measured_peaks adds it)")
+    require_columns(X, [(column, memory_column)], "measured_need_column")
+    memory, measured = (pd.to_numeric(X[c], errors="coerce").to_numpy(dtype=float, na_value=np.nan)
+                        for c in (memory_column, column))
+    with np.errstate(invalid="ignore"):
+        return memory, np.where(measured > 0, measured, np.nan)
+
+
+def measured_margin(peak, measured, known, quantile) -> float:
+    """The ``quantile`` of the ``known`` rows' log of measured peak over the need an earlier run
+    measured (``measured``, NaN: none); NaN with fewer than :data:`MIN_PEAK_ROWS` such rows."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        both = known & (measured > 0)
+        if both.sum() < MIN_PEAK_ROWS:
+            return float("nan")
+        return float(np.quantile(np.log(peak[both]) - np.log(measured[both]), quantile))
+
+
+def best_need(log_need, measured) -> np.ndarray:
+    """The log need a row is judged by: what an earlier run measured where one did, else
+    ``log_need`` (predicted)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(measured > 0, np.log(measured), log_need)
 
 
 def headroom(device_memory, log_need) -> np.ndarray:

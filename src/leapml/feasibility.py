@@ -29,8 +29,24 @@ from sklearn.utils.validation import (
 )
 
 from leapml._encoding import ColumnEncoder, effective_threads
-from leapml._memory_keys import key_columns, positions_by_value, require_columns, smallest_memory
-from leapml._memory_need import HEADROOM, MIN_PEAK_ROWS, fit_need, headroom, predict_need
+from leapml._memory_keys import (
+    ceilings_of,
+    floors_of,
+    key_columns,
+    require_columns,
+    signed_keys,
+    smallest_memory,
+)
+from leapml._memory_need import (
+    HEADROOM,
+    MIN_PEAK_ROWS,
+    best_need,
+    fit_need,
+    headroom,
+    measured_margin,
+    predict_need,
+    read_measured,
+)
 
 __all__ = ["FeasibilityClassifier"]
 
@@ -151,6 +167,20 @@ class FeasibilityClassifier(ClassifierMixin, BaseEstimator):
         With a need model, the classifier's probability at or above which a
         row below its floor whose headroom clears the margin keeps it.
         ``None``: the floor keeps out every row below it.
+    measured_need_column : str, default=None
+        A column of ``X`` holding what one trainer of the row's job in its
+        launch configuration was measured to need before, GB (e.g. the
+        largest peak of its earlier completed runs,
+        :data:`leapml.features.MEASURED_PEAK`; NaN where none). The
+        classifier reads it as a headroom, ``log(memory_gb / measured)``,
+        along which fitting only gets likelier; with a need model, a row
+        with a measured need is judged by it in place of the predicted one,
+        and below its floor by a margin of its own
+        (``memory_measured_margin_``); where the classifier gives it at least
+        ``memory_need_override`` and its headroom clears that margin, its
+        memory ceiling, learned from other jobs of its key running out of
+        memory, does not keep it out either. Needs DataFrame input with the column
+        and ``memory_gb``. ``None``: no such column.
 
     Attributes
     ----------
@@ -177,6 +207,12 @@ class FeasibilityClassifier(ClassifierMixin, BaseEstimator):
         The ``memory_need_quantile`` of the completed runs' log of measured
         over out-of-fold predicted need: the headroom a row below its floor
         needs to keep the classifier's probability (``nan`` without a need model).
+    memory_measured_margin_ : float
+        As ``memory_need_margin_``, for rows with a measured need: the
+        ``memory_need_quantile`` of the completed runs' log of measured peak
+        over the need measured before (``nan`` without a need model, or with
+        fewer than 50 such runs: such rows then answer to
+        ``memory_need_margin_``).
     memory_ceiling_ : list of dict
         For each tuple of ``memory_ceiling_columns``, by value tuple: rows
         ``[*load, memory]``, each configuration seen running out of memory
@@ -223,6 +259,7 @@ class FeasibilityClassifier(ClassifierMixin, BaseEstimator):
         "memory_need_features": [list, None],
         "memory_need_quantile": [Interval(Real, 0, 1, closed="neither")],
         "memory_need_override": [Interval(Real, 0, 1, closed="right"), None],
+        "measured_need_column": [str, None],
     }
 
     def __init__(self, *, n_estimators=100, learning_rate=0.1, num_leaves=31,
@@ -230,7 +267,8 @@ class FeasibilityClassifier(ClassifierMixin, BaseEstimator):
                  monotone=None, memory_floor_columns=None, memory_floor_load=None,
                  memory_ceiling_columns=None, memory_floor_ratio=1.0, memory_floor_override=None,
                  memory_override_columns=None, memory_override_load=None,
-                 memory_need_features=None, memory_need_quantile=0.9, memory_need_override=0.9):
+                 memory_need_features=None, memory_need_quantile=0.9, memory_need_override=0.9,
+                 measured_need_column=None):
         self.n_estimators = n_estimators
         self.learning_rate = learning_rate
         self.num_leaves = num_leaves
@@ -249,6 +287,7 @@ class FeasibilityClassifier(ClassifierMixin, BaseEstimator):
         self.memory_need_features = memory_need_features
         self.memory_need_quantile = memory_need_quantile
         self.memory_need_override = memory_need_override
+        self.measured_need_column = measured_need_column
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -300,7 +339,8 @@ class FeasibilityClassifier(ClassifierMixin, BaseEstimator):
         backing_keys, backing_memory, backing_load = self._floor_keys(X, "backing")
         device_memory = (self._need_memory(X) if self.memory_need_features
                          and peak_memory_gb is not None else None)
-        X = self._validate_X(X, reset=True)
+        measured = self._measured(X)
+        X = self._read_measured(self._validate_X(X, reset=True), measured)
         if y is None:
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None.")
         y = column_or_1d(check_array(y, ensure_2d=False, dtype=None, input_name="y"), warn=True)
@@ -331,7 +371,7 @@ class FeasibilityClassifier(ClassifierMixin, BaseEstimator):
         ]
         if sample_weight is not None:
             sample_weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
-        X = self._fit_need(X, device_memory, peak_memory_gb, y == fitted)
+        X = self._fit_need(X, device_memory, peak_memory_gb, y == fitted, measured)
         if len(self.classes_) == 1:
             self.booster_ = None  # one class seen: every prediction is that class
             return self
@@ -339,7 +379,7 @@ class FeasibilityClassifier(ClassifierMixin, BaseEstimator):
         binary = len(self.classes_) == 2
         params = {"objective": "binary" if binary else "multiclass",
                   "num_class": 1 if binary else len(self.classes_), **self._lightgbm_params()}
-        if self.monotone or self.memory_need_ is not None:
+        if self.monotone or self.memory_need_ is not None or self.measured_need_column:
             params["monotone_constraints"] = self._monotone_constraints(X.shape[1])
         categorical = [j for j, c in enumerate(self.categories_) if c is not None]
         dataset = lgb.Dataset(X, codes, weight=sample_weight, categorical_feature=categorical,
@@ -362,15 +402,23 @@ class FeasibilityClassifier(ClassifierMixin, BaseEstimator):
         return self._proba(self._features(X)[0])
 
     def _features(self, X):
-        """``X`` encoded, with the headroom column where a need model was fitted, and the
-        headroom (``None`` without a need model)."""
+        """``X`` encoded, with the headroom column where a need model was fitted, the
+        headroom, the margin each row's headroom answers to (``None`` without a need model) and
+        whether the row's need was measured."""
+        measured = self._measured(X)
         if self.memory_need_ is None:
-            return self._validate_X(X, reset=False), None
+            return self._read_measured(self._validate_X(X, reset=False), measured), None, None, None
         device_memory = self._need_memory(X)
-        X = self._validate_X(X, reset=False)
-        room = headroom(device_memory, predict_need(self.memory_need_, X[:, self._need_columns()],
-                                                    self.n_jobs))
-        return np.column_stack([X, room]), room
+        X = self._read_measured(self._validate_X(X, reset=False), measured)
+        log_need = predict_need(self.memory_need_, X[:, self._need_columns()], self.n_jobs)
+        margin = np.full(len(X), self.memory_need_margin_)
+        own = np.zeros(len(X), dtype=bool) if measured is None else measured[1] > 0
+        if measured is not None:
+            log_need = best_need(log_need, measured[1])
+            if np.isfinite(self.memory_measured_margin_):
+                margin[own] = self.memory_measured_margin_
+        room = headroom(device_memory, log_need)
+        return np.column_stack([X, room]), room, margin, own
 
     def _proba(self, X):
         """Probability of each class of encoded rows."""
@@ -398,39 +446,41 @@ class FeasibilityClassifier(ClassifierMixin, BaseEstimator):
         True
         """
         check_is_fitted(self)
-        encoded, room = self._features(X)
+        encoded, room, margin, own = self._features(X)
         proba = self._proba(encoded)
         labels = self.classes_.tolist()
         fitted = _fitting_class(labels)
         if fitted is None:
             if not all(c is False or c == "oom" for c in labels):
-                raise ValueError(
-                    f"fit_probability needs the class True (or 'ok') among classes_ {labels}"
-                )
+                raise ValueError(f"fit_probability needs the class True (or 'ok') among "
+                                 f"classes_ {labels}")
             return np.zeros(len(proba))  # only failures were seen
         probability = proba[:, labels.index(fitted)].copy()
+        heard = None  # rows whose headroom outweighs the memory rules below
+        if room is not None and self.memory_need_override is not None:
+            with np.errstate(invalid="ignore"):  # NaN headroom: not heard
+                heard = (probability >= self.memory_need_override) & (room >= margin)
         for seen, key in zip(self.evidence_, self._evidence_keys(X), strict=True):
             untried = np.array([pair not in seen for pair in zip(*key, strict=True)], dtype=bool)
             probability[untried] = 0.0
         if self.memory_floor_columns:
             floor, memory = self._memory_floors(X)
-            # NaN (key or memory unknown): no rule
-            below = memory < self.memory_floor_ratio * floor
-            if room is not None:
-                if self.memory_need_override is not None:
-                    with np.errstate(invalid="ignore"):  # NaN headroom: no trust
-                        below &= ~((probability >= self.memory_need_override)
-                                   & (room >= self.memory_need_margin_))
-            elif self.memory_floor_override is not None:
-                trusted = probability >= self.memory_floor_override
+            below = memory < self.memory_floor_ratio * floor  # NaN (key or memory unknown): no rule
+            if heard is not None:
+                below &= ~heard
+            elif room is None and self.memory_floor_override is not None:
+                backed = probability >= self.memory_floor_override
                 if self.memory_override_columns:
                     backing, _ = self._memory_floors(X, backing=True)
-                    trusted &= memory >= backing  # NaN: nothing similar fitted, no trust
-                below &= ~trusted
+                    backed &= memory >= backing  # NaN: nothing similar fitted, no trust
+                below &= ~backed
             probability[below] = 0.0
         if self.memory_ceiling_columns:
             ceiling, memory = self._memory_ceilings(X)
-            probability[memory <= ceiling] = 0.0
+            ceiled = memory <= ceiling
+            if heard is not None:  # what the job itself measured outweighs other jobs' oom
+                ceiled &= ~(heard & own)
+            probability[ceiled] = 0.0
         return probability
 
     def _lightgbm_params(self):
@@ -453,10 +503,25 @@ class FeasibilityClassifier(ClassifierMixin, BaseEstimator):
         names = [str(n) for n in self.feature_names_in_]
         return [names.index(name) for name in self.memory_need_features]
 
-    def _fit_need(self, X, device_memory, peak_memory_gb, fitted):
+    def _measured(self, X):
+        """``memory_gb`` and ``measured_need_column`` of ``X`` as floats (NaN where the
+        measured need is not positive), or ``None`` without the column."""
+        if self.measured_need_column is None:
+            return None
+        return read_measured(X, self.measured_need_column, MEMORY_COLUMN)
+
+    def _read_measured(self, X, measured):
+        """Encoded ``X`` with the measured need's column read as a headroom."""
+        if measured is not None:
+            column = [str(n) for n in self.feature_names_in_].index(self.measured_need_column)
+            X[:, column] = headroom(measured[0], np.log(measured[1]))
+        return X
+
+    def _fit_need(self, X, device_memory, peak_memory_gb, fitted, measured):
         """Fit the need model when there are peaks to learn from; ``X`` with the headroom
         column added when it was fitted."""
         self.memory_need_, self.memory_need_margin_ = None, float("nan")
+        self.memory_measured_margin_ = float("nan")
         if device_memory is None:
             return X
         peak = column_or_1d(check_array(peak_memory_gb, ensure_2d=False, dtype=np.float64,
@@ -471,12 +536,18 @@ class FeasibilityClassifier(ClassifierMixin, BaseEstimator):
         self.memory_need_, need, self.memory_need_margin_ = fit_need(
             X[:, columns], peak, known, categorical=categorical, params=self._lightgbm_params(),
             rounds=int(self.n_estimators), quantile=self.memory_need_quantile)
+        if measured is not None:
+            self.memory_measured_margin_ = measured_margin(peak, measured[1], known,
+                                                           self.memory_need_quantile)
+            need = best_need(need, measured[1])
         return np.column_stack([X, headroom(device_memory, need)])
 
     def _monotone_constraints(self, n_features):
         """``monotone`` as LightGBM's per-feature list, checked against the fitted names."""
         names = [str(n) for n in getattr(self, "feature_names_in_", [])]
         monotone = dict(self.monotone or {})
+        if self.measured_need_column is not None:
+            monotone = {self.measured_need_column: 1, **monotone}
         if self.memory_need_ is not None:
             names.append(HEADROOM)
             monotone = {HEADROOM: 1, **monotone}
@@ -493,70 +564,25 @@ class FeasibilityClassifier(ClassifierMixin, BaseEstimator):
         return key_columns(X, self.evidence_columns, "evidence_columns")
 
     def _floor_keys(self, X, kind):
-        """The key columns of ``kind`` (``"floor"``, ``"ceiling"`` or ``"backing"``: those of
-        ``memory_floor_columns``, ``memory_ceiling_columns`` or ``memory_override_columns``),
-        each tuple's as text, ``memory_gb``, and its load columns (``memory_override_load``
-        for the backing, else ``memory_floor_load``) signed so that larger needs more memory
-        (NaN: 0)."""
+        """:func:`signed_keys` of the key columns of ``kind`` (``"floor"``, ``"ceiling"`` or
+        ``"backing"``) and their load (see :data:`_KEY_OPTIONS`)."""
         columns_option, load_option = _KEY_OPTIONS[kind]
         columns = getattr(self, columns_option)
         if not columns:
             return [], None, None
-        load = dict(getattr(self, load_option) or {})
-        bad = {k: v for k, v in load.items() if v not in (-1, 1)}
-        if bad:
-            raise ValueError(f"{load_option} values must be -1 or 1, got {bad}")
-        keys = key_columns(X, [*columns, (MEMORY_COLUMN, *load)],
-                            f"{columns_option} and {load_option}")
-        numbers = [pd.to_numeric(X[c], errors="coerce").to_numpy(dtype=float, na_value=np.nan)
-                   for c in (MEMORY_COLUMN, *load)]
-        signed = np.column_stack([np.zeros(len(X))] + [sign * np.nan_to_num(column)
-                                                        for sign, column in zip(
-                                                            load.values(), numbers[1:],
-                                                            strict=True)])
-        return keys[:-1], numbers[0], signed[:, 1:]
+        return signed_keys(X, columns, dict(getattr(self, load_option) or {}), MEMORY_COLUMN,
+                           columns_option, load_option)
 
     def _memory_floors(self, X, *, backing=False):
-        """Each row's memory floor (NaN: none): the smallest memory on which a configuration
-        of its key needing at least as much (by ``memory_floor_load``) fitted in ``fit``, or,
-        when none did, on which any configuration of its key fitted. With ``backing``, those
-        of ``memory_override_columns``, without the fall-back (NaN where none did)."""
+        """Each row's memory floor, or with ``backing`` its backing (see :func:`floors_of`)."""
         keys, memory, load = self._floor_keys(X, "backing" if backing else "floor")
-        # backing needs every tuple (NaN, unbacked, wins); a floor takes any (NaN, none, loses)
-        floor = np.full(len(X), -np.inf if backing else np.nan)
-        combine = np.maximum if backing else np.fmax
-        for floors, key in zip(self.memory_override_ if backing else self.memory_floor_, keys,
-                               strict=True):
-            for value, positions in positions_by_value(key).items():
-                seen = floors.get(value)
-                if seen is None:
-                    if backing:
-                        floor[positions] = np.nan
-                    continue
-                seen = np.asarray(seen, dtype=float).reshape(len(seen), -1)
-                heavier = (seen[None, :, :-1] >= load[positions][:, None, :]).all(axis=2)
-                here = np.where(heavier, seen[None, :, -1], np.inf).min(axis=1)
-                here = np.where(np.isinf(here), np.nan if backing else seen[:, -1].min(), here)
-                floor[positions] = combine(floor[positions], here)
-        return floor, memory
+        return floors_of(self.memory_override_ if backing else self.memory_floor_, keys, load,
+                         backing=backing), memory
 
     def _memory_ceilings(self, X):
-        """Each row's memory ceiling (NaN: none): the largest memory on which a configuration
-        of its key needing no more (by ``memory_floor_load``) ran out of memory in ``fit``."""
+        """Each row's memory ceiling (NaN: none; see :func:`ceilings_of`)."""
         keys, memory, load = self._floor_keys(X, "ceiling")
-        ceiling = np.full(len(X), np.nan)
-        for ceilings, key in zip(self.memory_ceiling_, keys, strict=True):
-            for value, positions in positions_by_value(key).items():
-                seen = ceilings.get(value)
-                if seen is None:
-                    continue
-                seen = np.asarray(seen, dtype=float).reshape(len(seen), -1)
-                lighter = (seen[None, :, :-1] <= load[positions][:, None, :]).all(axis=2)
-                here = np.where(lighter, seen[None, :, -1], -np.inf).max(axis=1)
-                ceiling[positions] = np.fmax(ceiling[positions],
-                                             np.where(np.isinf(here), np.nan, here))
-        return ceiling, memory
-
+        return ceilings_of(self.memory_ceiling_, keys, load), memory
 
 #: The column of device memory that ``memory_floor_columns`` compares.
 MEMORY_COLUMN = "memory_gb"

@@ -508,7 +508,14 @@ def _feasibility_entry(classifier, members):
         "booster_": booster,
         "memory_need_": need,
         "memory_need_margin_": None if need is None else float(classifier.memory_need_margin_),
+        "memory_measured_margin_": _finite_or_none(
+            getattr(classifier, "memory_measured_margin_", math.nan)),
     }
+
+
+def _finite_or_none(value):
+    """A float for JSON: ``None`` for NaN."""
+    return None if math.isnan(value) else float(value)
 
 
 def load_feasibility(path: str | os.PathLike):
@@ -577,6 +584,10 @@ def _feasibility_from_members(members):
     margin = entry.get("memory_need_margin_")
     _expect(margin is None or isinstance(margin, (int, float)), "memory_need_margin_ is not a number")
     classifier.memory_need_margin_ = math.nan if margin is None else float(margin)
+    measured = entry.get("memory_measured_margin_")  # none before the measured need existed
+    _expect(measured is None or isinstance(measured, (int, float)),
+            "memory_measured_margin_ is not a number")
+    classifier.memory_measured_margin_ = math.nan if measured is None else float(measured)
     classifier.memory_need_ = None if need is None else _submodel_from_entry(
         need, members, len(params.get("memory_need_features") or []), 1)
     booster = entry["booster_"]

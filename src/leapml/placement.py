@@ -17,6 +17,7 @@ from ._frames import cached_index, column_values, frame_of_arrays, taken
 from .features import (
     FeatureColumns,
     HistoryIndex,
+    PeakLog,
     build_features,
     candidate_rows,
     hardware_type_names,
@@ -36,6 +37,7 @@ from .training import (
     fit_feasibility,
     fit_window,
     history_groups,
+    with_measured_peaks,
 )
 
 # the window and feasibility names live in leapml.training and stay importable from here
@@ -183,6 +185,9 @@ def _predictions(model, jobs, hardware, history, at, hardware_types,
     n_jobs, n_types = len(jobs), len(names)
     repeat = np.repeat(np.arange(n_jobs), n_types)
     job_id = column_values(jobs["job_id"], repeat)
+    if not isinstance(feasibility, pd.DataFrame) and getattr(
+            feasibility, "measured_need_column", None) is not None:
+        frame = _with_peaks(frame, feasibility, jobs, names, at, history, hardware)
     return _Predictions(job_id, np.tile(np.arange(n_types), n_jobs), names,
                         column_values(jobs["trainer_count"], repeat),
                         np.asarray(model.predict(X if isinstance(model, LeapRegressor) else frame),
@@ -190,6 +195,16 @@ def _predictions(model, jobs, hardware, history, at, hardware_types,
                         _fit_probability(feasibility, frame, job_id, np.tile(names, n_jobs)),
                         _interval(model, X if isinstance(model, LeapRegressor) else frame,
                                   coverage, n_jobs * n_types))
+
+
+def _with_peaks(frame, feasibility, jobs, names, at, history, hardware):
+    """The candidates' frame with the job's earlier measured peaks the classifier reads."""
+    if isinstance(history, HistoryIndex):
+        peaks = history.peaks
+    else:  # only the jobs' own runs can have measured their peaks
+        peaks = PeakLog.of(history[history["job_id"].isin(jobs["job_id"])], hardware)
+    return with_measured_peaks(frame, feasibility, candidate_rows(jobs, names, at=at), peaks,
+                               hardware)
 
 
 def _interval(model, X, coverage, n_rows) -> np.ndarray:

@@ -13,14 +13,15 @@ import pandas as pd
 from sklearn.base import clone
 
 from ._calendar import add_days, on_clock
-from .features import FEATURE_GROUPS, build_features, outcome_known_time
+from .features import FEATURE_GROUPS, MEASURED_PEAK, PeakLog, build_features, outcome_known_time
 from .schema import validate_attempts, validate_hardware
 
 __all__ = ["EVIDENCE_COLUMNS", "FEASIBILITY_FEATURES", "MEMORY_FLOOR_COLUMNS",
            "MEMORY_FLOOR_LOAD", "MEMORY_FLOOR_OVERRIDE", "MEMORY_OVERRIDE_COLUMNS",
            "MEMORY_NEED_FEATURES", "MEMORY_OVERRIDE_LOAD", "MONOTONE_FEATURES", "completed_between",
            "feasibility_model",
-           "fit_calibrated", "fit_feasibility", "fit_window", "history_groups", "window_counts"]
+           "fit_calibrated", "fit_feasibility", "fit_window", "history_groups", "window_counts",
+           "with_measured_peaks"]
 
 #: Pairs a type must have completed before :func:`fit_feasibility`'s model lets a job fit there.
 EVIDENCE_COLUMNS = [("model_family", "hardware_type"), ("precision", "hardware_type")]
@@ -278,7 +279,8 @@ def feasibility_model(**params):
     and ceilings (:data:`MEMORY_FLOOR_COLUMNS`, :data:`MEMORY_FLOOR_LOAD`) and
     their override (:data:`MEMORY_FLOOR_OVERRIDE`, backed by
     :data:`MEMORY_OVERRIDE_COLUMNS`, or by the need learned from
-    :data:`MEMORY_NEED_FEATURES` where the log records peak memory), seeded with 0.
+    :data:`MEMORY_NEED_FEATURES` where the log records peak memory, and from the job's own
+    earlier peak in its configuration, :data:`~leapml.features.MEASURED_PEAK`), seeded with 0.
 
     Examples
     --------
@@ -295,7 +297,8 @@ def feasibility_model(**params):
         "memory_floor_override": MEMORY_FLOOR_OVERRIDE,
         "memory_override_columns": list(MEMORY_OVERRIDE_COLUMNS),
         "memory_override_load": dict(MEMORY_OVERRIDE_LOAD),
-        "memory_need_features": list(MEMORY_NEED_FEATURES), "random_state": 0,
+        "memory_need_features": list(MEMORY_NEED_FEATURES), "measured_need_column": MEASURED_PEAK,
+        "random_state": 0,
     }
     return FeasibilityClassifier(**{**defaults, **params})
 
@@ -335,7 +338,11 @@ def fit_feasibility(
         never shows what a scheduler did not try. Below a floor it keeps the
         classifier's probability where that is at least
         :data:`MEMORY_FLOOR_OVERRIDE` and the job's family completed as much
-        on as little memory (:data:`MEMORY_OVERRIDE_COLUMNS`).
+        on as little memory (:data:`MEMORY_OVERRIDE_COLUMNS`). Where the log
+        has ``peak_memory_gb`` it learns the memory need instead
+        (:data:`MEMORY_NEED_FEATURES`) and reads each job's own earlier peak
+        in its configuration (:data:`~leapml.features.MEASURED_PEAK`, which
+        this function fills from the log; without the column it reads none).
     outcome_known : {"end_time", "run_hours", "submit_time"}, optional
         When an attempt's outcome becomes known, as for :func:`fit_window`.
 
@@ -364,7 +371,39 @@ def fit_feasibility(
     if "peak_memory_gb" in attempts.columns and "memory_need_features" in model.get_params():
         extra["peak_memory_gb"] = pd.to_numeric(attempts.loc[window, "peak_memory_gb"]).to_numpy(
             dtype=float, na_value=np.nan)
-    return clone(model).fit(X.loc[window, FEASIBILITY_FEATURES], fitted, **extra)
+    model = clone(model)
+    if "peak_memory_gb" not in attempts.columns and "measured_need_column" in model.get_params():
+        model.set_params(measured_need_column=None)  # no run measured anything to read
+    peaks = PeakLog.of(attempts, hardware, outcome_known=outcome_known)
+    X = with_measured_peaks(X.loc[window, FEASIBILITY_FEATURES], model, attempts.loc[window],
+                            peaks, hardware)
+    return model.fit(X, fitted, **extra)
+
+
+def with_measured_peaks(X, classifier, rows, peaks, hardware, times=None):
+    """``X`` with the measured-need column ``classifier`` reads (its ``measured_need_column``,
+    e.g. :data:`~leapml.features.MEASURED_PEAK`), where it reads one that ``X`` lacks.
+
+    Each row's value is the largest peak of its job in its launch configuration that
+    ``peaks`` (a :class:`~leapml.features.PeakLog`) knew strictly before ``times`` (default:
+    the rows' ``submit_time``); ``rows`` are the attempts or candidates ``X`` describes, in
+    its order.
+
+    Examples
+    --------
+    >>> from leapml.fleet import simulate
+    >>> from leapml.features import MEASURED_PEAK, PeakLog, build_features
+    >>> fleet = simulate("tiny", days=3, seed=0)
+    >>> X = build_features(fleet.attempts, fleet.hardware)
+    >>> peaks = PeakLog.of(fleet.attempts, fleet.hardware)
+    >>> X = with_measured_peaks(X, feasibility_model(), fleet.attempts, peaks, fleet.hardware)
+    >>> bool(X[MEASURED_PEAK].notna().any())
+    True
+    """
+    column = getattr(classifier, "measured_need_column", None)
+    if column is None or column in X.columns:
+        return X
+    return X.assign(**{column: peaks.before(rows, hardware, times)})
 
 
 def history_groups(X) -> np.ndarray:

@@ -21,11 +21,17 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..features import build_features, candidate_rows, outcome_known_time
+from ..features import PeakLog, build_features, candidate_rows, outcome_known_time
 from ..placement import same_families
 from ..ranking import IF_NONE_FIT, OBJECTIVES, rank_candidates
 from ..schema import validate_attempts, validate_hardware
-from ..training import completed_between, fit_calibrated, fit_feasibility, history_groups
+from ..training import (
+    completed_between,
+    fit_calibrated,
+    fit_feasibility,
+    history_groups,
+    with_measured_peaks,
+)
 
 __all__ = ["PlacementBacktest", "placement_backtest"]
 
@@ -192,12 +198,13 @@ def placement_backtest(
         # the type has just arrived: no feature reads a run on it either
         history = attempts[(attempts["hardware_type"].astype(str) != held_out_hardware).to_numpy()]
     features = build_features(attempts, hardware, history=history)
+    peaks = PeakLog.of(history, hardware)
     known = outcome_known_time(attempts)
     first = attempts["submit_time"].dt.floor("D").min() + window_days * _DAY
     picks, scores, intervals = [], [], []
     for i in range(nights):
         night = first + i * _DAY
-        result = _night(attempts, history, hardware, features, known, night, oracle=oracle,
+        result = _night(attempts, history, peaks, hardware, features, known, night, oracle=oracle,
                         models=models, feasibility=feasibility, window_days=window_days,
                         jobs_per_night=jobs_per_night, thresholds=thresholds.tolist(),
                         coverage=coverage, held_out=held_out_hardware, seed=random_state + i,
@@ -212,7 +219,8 @@ def placement_backtest(
                              pd.concat(intervals, ignore_index=True))
 
 
-def _night(attempts, history, hardware, features, known, night, *, oracle, models, feasibility,
+def _night(attempts, history, peaks, hardware, features, known, night, *, oracle, models,
+           feasibility,
            window_days, jobs_per_night, thresholds, coverage, held_out, seed, if_none_fit):
     """One night: fit the models and the feasibility model, place the next day's jobs."""
     t = attempts["submit_time"]
@@ -232,7 +240,9 @@ def _night(attempts, history, hardware, features, known, night, *, oracle, model
                                  until=night, model=feasibility)
     candidates, truth = _candidates(attempts, hardware, jobs, night, oracle)
     X = build_features(candidates, hardware, history=same_families(history, candidates))
-    learned = classifier.fit_probability(X[list(classifier.feature_names_in_)])
+    learned = classifier.fit_probability(
+        with_measured_peaks(X, classifier, candidates, peaks, hardware)[
+            list(classifier.feature_names_in_)])
     sources = {"learned": learned, "none": np.full(len(X), np.nan),
                "true": truth["feasible"].to_numpy(float)}
     scored = tomorrow & (status == "ok").to_numpy()

@@ -23,6 +23,10 @@ still going when a row is submitted is invisible to it. Where the rows state a
 no mean mixes tokens/s with images/s. Columns the simulator adds for
 evaluation (``expected_throughput``) and hidden columns (names starting with
 ``_``) are never read. ``docs/features.md`` describes every column.
+
+Apart from the matrix, :class:`PeakLog` keeps what a job's earlier runs in a
+launch configuration measured of memory (``peak_memory_gb``), which the
+feasibility model reads as :data:`MEASURED_PEAK`.
 """
 from __future__ import annotations
 
@@ -38,6 +42,7 @@ from leapml.features.names import (
     QUERY_COLUMNS,
     feature_names,
 )
+from leapml.features.peaks import MEASURED_PEAK, PeakLog
 from leapml.features.rows import outcome_known_time
 
 __all__ = [
@@ -46,8 +51,10 @@ __all__ = [
     "HISTORY_COLUMNS",
     "OUTCOME_KNOWN_RULES",
     "HistoryIndex",
+    "MEASURED_PEAK",
     "OTHER_PRECISION_FALLBACK",
     "PRECISION_FALLBACK",
+    "PeakLog",
     "QUERY_COLUMNS",
     "build_features",
     "candidate_rows",

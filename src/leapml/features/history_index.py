@@ -25,6 +25,7 @@ from leapml.features.inputs import _keyed, _value_codes
 from leapml.features.names import (
     _UNIT_COLUMN,
 )
+from leapml.features.peaks import PeakLog
 from leapml.features.rows import _Catalog, _check_time_zones, _Past, _read_history, _Rows
 from leapml.schema import (
     SchemaError,
@@ -73,6 +74,9 @@ class HistoryIndex:
     last_submit : Timestamp or None
         The latest ``submit_time`` of any attempt of the log, whatever its
         status (None when there is none).
+    peaks : PeakLog
+        The completed attempts' ``peak_memory_gb`` (where the log has the
+        column), for the feasibility model's :data:`MEASURED_PEAK`.
 
     Raises
     ------
@@ -107,6 +111,8 @@ class HistoryIndex:
         validate_hardware(hardware)
         self._catalog = _Catalog(hardware)
         self._outcome_known = outcome_known
+        self._devices = hardware[[c for c in ("hardware_type", "devices_per_host")
+                                  if c in hardware.columns]].copy()
         ok, columns, past = _read_history(history, self._catalog, outcome_known=outcome_known)
         self._past = past
         self._values: dict[str, dict] = {}
@@ -126,6 +132,7 @@ class HistoryIndex:
         self.end = None
         self.last_submit = None
         self._advance(columns, ok)
+        self.peaks = PeakLog.of(history, self._devices, outcome_known=outcome_known)
 
     def __repr__(self) -> str:
         return f"HistoryIndex({len(self._past):,} completed attempts, end={self.end})"
@@ -334,6 +341,8 @@ class HistoryIndex:
                 },
             )
         self._advance(columns, ok)
+        self.peaks = self.peaks.append(PeakLog.of(new_attempts, self._devices,
+                                                  outcome_known=self._outcome_known))
         return self
 
     def _fold(self, new: _Past, key_values: dict) -> None:
