@@ -399,22 +399,30 @@ def _mean_feasibility_row(name: str) -> list[str]:
 def test_memory_need_prose_quotes_the_kept_small_runs():
     page = " ".join((DOCS / "results.md").read_text().split())
     percent = lambda share: f"{100 * float(share):.1f}%"  # noqa: E731
-    need, without = "placement_small_seeds012345.md", "placement_small_seeds012345_no_memory_need.md"
-    quality, before = _mean_feasibility_row(need), _mean_feasibility_row(without)
-    assert (f"it has precision {quality[3]} and recall {quality[4]} for \"fits\", and keeps out "
-            f"{percent(quality[5])} of the infeasible candidates") in page
-    row = _mean_learned_row(without)
+    runs = {name: f"placement_small_seeds012345{suffix}.md" for name, suffix in
+            (("default", ""), ("need", "_no_measured_need"), ("without", "_no_memory_need"))}
+    quality = {name: _mean_feasibility_row(run) for name, run in runs.items()}
+    regret = {name: _mean_learned_row(run) for name, run in runs.items()}
+    assert (f"it has precision {quality['default'][3]} and recall {quality['default'][4]} for "
+            f"\"fits\", and keeps out {percent(quality['default'][5])} of the infeasible "
+            "candidates") in page
     single = next([c.strip() for c in line.strip("|").split("|")] for line in
-                  (DOCS / "results-data" / "method-levers" / without).read_text().split(
+                  (DOCS / "results-data" / "method-levers" / runs["without"]).read_text().split(
                       "mean over seeds")[1].splitlines()
                   if line.startswith("| single_lightgbm | learned"))
-    assert (f"gave {percent(row[5])} regret (single model {percent(single[5])}) at the same "
-            f"{percent(row[7])} infeasible picks, with precision {before[3]} and recall "
-            f"{before[4]}") in page
-    gain = 100 * (float(quality[4]) - float(before[4]))
-    regret = 100 * (float(row[5]) - float(_mean_learned_row(need)[5]))
-    assert f"The need wins back {gain:.1f} points of recall" in page
-    assert f"{regret:.1f} points of regret" in page
+    without, need = regret["without"], regret["need"]
+    assert (f"gave {percent(without[5])} regret (single model {percent(single[5])}) at "
+            f"{percent(without[7])} infeasible picks, with precision {quality['without'][3]} and "
+            f"recall {quality['without'][4]}") in page
+    assert (f"gave {percent(need[5])} at {percent(need[7])}, precision {quality['need'][3]} and "
+            f"recall {quality['need'][4]}") in page
+    points = lambda a, b: f"{100 * (float(a) - float(b)):.1f}"  # noqa: E731
+    assert (f"the need wins back {points(quality['need'][4], quality['without'][4])} points of "
+            f"recall, {points(without[5], need[5])} points of regret") in page
+    default = regret["default"]
+    assert (f"The job's own peak adds {points(quality['default'][4], quality['need'][4])} points "
+            f"of recall and takes {points(need[5], default[5])} points of regret and "
+            f"{points(need[7], default[7])} of infeasible picks off that") in page
 
 
 def test_summary_placement_rows_quote_the_kept_default_runs():
@@ -476,9 +484,13 @@ def test_feasibility_lever_table_quotes_the_kept_runs():
                         ("floors overridden where the classifier alone gives >= 0.99", "099"),
                         ("floors, overridden at >= 0.999 where the family backs it (the default "
                          "without peak memory)", "0999_backed"),
-                        ("**default**: floors, overridden at >= 0.9 where the memory need leaves "
-                         "headroom", None)):
-        kept = (f"placement_production_seed0_memory_floor_override_{name}.md" if name
+                        ("**default**: floors, overridden at >= 0.9 where the memory need (the "
+                         "job's own earlier peak where it has one) leaves headroom", None),
+                        ("floors, overridden at >= 0.9 where the predicted memory need leaves "
+                         "headroom (`--no-measured-need`)", "no_measured_need")):
+        kept = ("placement_production_seed0_most_likely_no_measured_need.md"
+                if name == "no_measured_need"
+                else f"placement_production_seed0_memory_floor_override_{name}.md" if name
                 else "placement_production_seed0_most_likely.md")
         row = {r[3]: r for r in _kept_placement_rows(kept) if r[1] == "learned"}["throughput_per_cost"]
         precision, recall = _kept_feasibility_rows(kept)["0.500"]
@@ -506,6 +518,8 @@ def test_production_most_likely_table_quotes_the_kept_runs():
     names = {"throughput_per_cost": "throughput per cost", "expected_utility": "expected utility",
              "lower_quantile_per_cost": "lower quantile per cost"}
     for kept, suffix in (("placement_production_seed0_most_likely.md", ""),
+                         ("placement_production_seed0_most_likely_no_measured_need.md",
+                          ", the memory need alone"),
                          ("placement_production_seed0_most_likely_no_memory_need.md",
                           ", without the memory need")):
         text = (DOCS / "results-data" / "method-levers" / kept).read_text()
@@ -520,16 +534,101 @@ def test_production_most_likely_table_quotes_the_kept_runs():
 
 def test_two_production_fleets_table_quotes_the_kept_runs():
     page = (DOCS / "results.md").read_text()
-    table = page[page.index("| fleet | objective | with the memory need | without it |"):]
+    table = page[page.index(
+        "| fleet | objective | default | the memory need alone | without the memory need |"):]
     table = table[:table.index("\n\n")]
     percent = lambda share: f"{100 * float(share):.1f}%"  # noqa: E731
     names = {"throughput per cost": "throughput_per_cost", "expected utility": "expected_utility"}
     lines = table.splitlines()[2:]
     assert len(lines) == 4
     for line in lines:
-        fleet, objective, need, without = (c.strip() for c in line.strip("|").split("|"))
-        for cell, suffix in ((need, ""), (without, "_no_memory_need")):
+        fleet, objective, default, need, without = (c.strip() for c in line.strip("|").split("|"))
+        for cell, suffix in ((default, ""), (need, "_no_measured_need"),
+                             (without, "_no_memory_need")):
             kept = f"placement_production_{fleet.replace(' ', '')}_most_likely{suffix}.md"
             row = next(r for r in _kept_placement_rows(kept)
                        if r[1] == "learned" and r[3] == names[objective])
             assert cell == f"{percent(row[5])}, {percent(row[7])}", (fleet, objective, suffix)
+
+
+def test_own_peak_prose_quotes_the_kept_production_runs():
+    page = " ".join((DOCS / "results.md").read_text().split())
+    quality = {}
+    falls, fewer = [], []
+    for seed in (0, 1):
+        runs = {}
+        for suffix in ("", "_no_measured_need"):
+            name = f"placement_production_seed{seed}_most_likely{suffix}.md"
+            quality[seed, suffix] = _kept_feasibility_rows(name)["0.500"]
+            runs[suffix] = {r[3]: r for r in _kept_placement_rows(name) if r[1] == "learned"}
+        for objective, row in runs[""].items():
+            before = runs["_no_measured_need"][objective]
+            falls.append(round(100 * (float(before[5]) - float(row[5])), 1))
+            fewer.append(round(100 * (float(before[7]) - float(row[7])), 1))
+    (p0, r0), (q0, s0) = quality[0, ""], quality[0, "_no_measured_need"]
+    (p1, r1), (q1, s1) = quality[1, ""], quality[1, "_no_measured_need"]
+    assert f"recall rises from {s0} (the need alone) to {r0} at precision {p0} ({q0})" in page
+    assert f"on seed 1, {s1} to {r1} at {p1} ({q1})" in page
+    assert (f"Regret falls by {min(falls):.1f} to {max(falls):.1f} points and infeasible picks by "
+            f"{min(fewer):.1f} to {max(fewer):.1f}") in page
+    text = (DOCS / "results-data" / "method-levers" / "placement_production_seed0_most_likely.md").read_text()
+    kept_out = next(line for line in text.splitlines() if line.startswith("| 0.500 | 7200"))
+    share = float(kept_out.strip("|").split("|")[5])
+    assert f"keeps out {100 * share:.1f}% of the infeasible candidates" in page
+
+
+def test_small_placement_table_quotes_the_kept_mean_over_six_fleets():
+    page = (DOCS / "results.md").read_text()
+    table = page[page.index("| policy | feasibility | objective | mean regret | p90 regret | "
+                            "infeasible picks |\n"):]
+    table = table[:table.index("\n\n")]
+    text = (DOCS / "results-data" / "method-levers" / "placement_small_seeds012345.md").read_text()
+    kept = {}
+    for line in text[text.index("mean over seeds"):].splitlines():
+        row = [c.strip() for c in line.strip("|").split("|")]
+        if len(row) == 9 and row[1] in ("learned", "true", "none"):
+            kept[row[0], row[1], row[3].replace("_", " ")] = row
+    percent = lambda share: ("100%" if float(share) == 1 else "0%" if float(share) == 0  # noqa: E731
+                             else f"{100 * float(share):.1f}%")
+    lines = table.splitlines()[2:]
+    assert len(lines) == 10
+    for line in lines:
+        policy, feasibility, objective, *cells = (c.strip().strip("*") for c in line.strip("|").split("|"))
+        row = kept[policy, feasibility.split(" ")[0], objective]
+        assert cells == [percent(row[5]), percent(row[6]), percent(row[7])], (policy, feasibility)
+
+
+def test_held_out_placement_table_quotes_the_kept_runs():
+    page = (DOCS / "results.md").read_text()
+    table = page[page.index("| leap | learned, throughput per cost | learned, expected utility |"):]
+    cells = {row[0]: row[1:] for row in ([c.strip() for c in line.strip("|").split("|")]
+                                         for line in table[:table.index("\n\n")].splitlines()[2:])}
+    percent = lambda share: "0%" if float(share) == 0 else f"{100 * float(share):.1f}%"  # noqa: E731
+    for name, label in (("placement_small_seed0_held_out_H100.md", "type held out"),
+                        ("placement_small_seed0.md", "type trained on")):
+        rows = {(r[1], r[3]): r for r in _kept_placement_rows(name)}
+        picked = [rows["learned", "throughput_per_cost"], rows["learned", "expected_utility"],
+                  rows["true", "throughput_per_cost"]]
+        regret = next(v for k, v in cells.items() if k.startswith(f"mean regret, {label}"))
+        infeasible = cells[f"infeasible picks, {label}"]
+        assert regret == [percent(r[5]) for r in picked], label
+        assert infeasible == [percent(r[7]) for r in picked], label
+
+
+def test_production_placement_table_quotes_the_kept_run():
+    page = (DOCS / "results.md").read_text()
+    table = page[page.index("| policy | feasibility | objective | mean regret | p90 regret | "
+                            "infeasible picks | target |\n"):]
+    table = table[:table.index("\n\n")]
+    kept = {(r[0], r[1], r[3].replace("_", " ")): r for r in
+            ([c.strip() for c in line.strip("|").split("|")] for line in
+             (DOCS / "results-data" / "method-levers" / "placement_production_seed0.md")
+             .read_text().splitlines()) if len(r) == 9}
+    percent = lambda share: ("100%" if float(share) == 1 else "0%" if float(share) == 0  # noqa: E731
+                             else f"{100 * float(share):.1f}%")
+    lines = table.splitlines()[2:]
+    assert len(lines) == 7
+    for line in lines:
+        policy, feasibility, objective, *cells = (c.strip().strip("*") for c in line.strip("|").split("|"))
+        row = kept[policy, feasibility.split(" ")[0], objective]
+        assert cells[:3] == [percent(row[5]), percent(row[6]), percent(row[7])], (policy, feasibility)
