@@ -632,3 +632,25 @@ def test_production_placement_table_quotes_the_kept_run():
         policy, feasibility, objective, *cells = (c.strip().strip("*") for c in line.strip("|").split("|"))
         row = kept[policy, feasibility.split(" ")[0], objective]
         assert cells[:3] == [percent(row[5]), percent(row[6]), percent(row[7])], (policy, feasibility)
+
+
+def test_memory_need_quantile_prose_quotes_the_kept_runs():
+    page = " ".join((DOCS / "results.md").read_text().split())
+    percent = lambda share: f"{100 * float(share):.1f}%"  # noqa: E731
+
+    def per_seed(name):
+        text = (DOCS / "results-data" / "method-levers" / name).read_text()
+        rows = []
+        for seed in (1, 2):
+            block = text.split(f"seed {seed}\n", 1)[1].split("\nseed ", 1)[0]
+            rows.append(next([c.strip() for c in line.strip("|").split("|")]
+                             for line in block.splitlines()
+                             if line.startswith("| leap | learned") and "throughput_per_cost" in line))
+        return (f"{percent(rows[0][5])} and {percent(rows[1][5])}",
+                f"{percent(rows[0][7])} and {percent(rows[1][7])}")
+
+    default = per_seed("placement_small_seeds012345.md")
+    low = per_seed("placement_small_seeds12_memory_need_quantile_08.md")
+    high = per_seed("placement_small_seeds12_memory_need_quantile_095.md")
+    assert f"the default gave {default[0]} regret at {default[1]} infeasible picks" in page
+    assert f"0.8 gave {low[0]} at {low[1]}, and 0.95 {high[0]} at {high[1]}" in page

@@ -12,7 +12,8 @@ feasibility model as it was before its memory floors and ceilings;
 (``0.99``: a lower bar), ``--no-override-backing`` with the override on the
 classifier's word alone; ``--no-memory-need`` without the memory need learned
 from the runs' peak memory (nor the job's own earlier peak),
-``--no-measured-need`` without the job's own earlier peak alone;
+``--no-measured-need`` without the job's own earlier peak alone,
+``--memory-need-quantile 0.8`` with a smaller margin below the floors;
 ``--if-none-fit most_likely`` gives a job no type is likely enough to fit
 its most likely type instead of a failed launch).
 """
@@ -68,6 +69,10 @@ def main() -> None:
                         help="the default feasibility model without the memory need it learns from "
                              "the runs' peak memory, nor the job's own earlier peak "
                              "(memory_need_features=None, measured_need_column=None)")
+    parser.add_argument("--memory-need-quantile", type=float, default=None,
+                        help="the quantile of measured over predicted need a row below its floor "
+                             "must clear (FeasibilityClassifier(memory_need_quantile=...); "
+                             "default 0.9)")
     parser.add_argument("--no-measured-need", action="store_true",
                         help="the default feasibility model without the job's own earlier peak "
                              "in its configuration (measured_need_column=None)")
@@ -135,6 +140,8 @@ def _feasibility(args):
         levers.update(memory_need_features=None, measured_need_column=None)
     if args.no_measured_need:
         levers["measured_need_column"] = None
+    if args.memory_need_quantile is not None:
+        levers["memory_need_quantile"] = args.memory_need_quantile
     if args.no_override_backing:
         levers.update(memory_override_columns=None, memory_override_load=None)
     return feasibility_model(**levers)
