@@ -57,6 +57,9 @@ def test_a_peak_counts_once_known_for_its_job_configuration_and_devices_per_host
     rows = pd.DataFrame([_run("j1", 8, "A100", 0, 0.0)] * 2).assign(
         submit_time=[START + pd.Timedelta(hours=1.5), START + pd.Timedelta(hours=3)])
     np.testing.assert_array_equal(peaks.before(rows, catalog), [10.0, 12.0])
+    # a precision spelled otherwise in the log is the same precision
+    spelled = PeakLog.of(log.assign(precision="BFloat16", parallelism=" FSDP"), catalog)
+    np.testing.assert_array_equal(spelled.before(rows, catalog), [10.0, 12.0])
     # a catalog that does not say how many devices a host holds keys on the job alone
     bare = catalog.drop(columns="devices_per_host")
     np.testing.assert_array_equal(PeakLog.of(log, bare).before(rows, bare), [10.0, 12.0])

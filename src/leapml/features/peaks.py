@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from leapml.features.rows import outcome_known_time
+from leapml.schema import normalize_precision
 from leapml.schema.rules import require_frame
 
 __all__ = ["MEASURED_PEAK", "PeakLog"]
@@ -144,10 +145,17 @@ def _keys(rows: pd.DataFrame, hardware: pd.DataFrame) -> tuple[np.ndarray, np.nd
     parts = {"job_id": rows["job_id"].astype(str).to_numpy(dtype=object),
              **{c: pd.to_numeric(rows[c], errors="coerce").to_numpy(dtype=float, na_value=np.nan)
                 for c in ("trainer_count", "batch_size", "seq_len")},
-             **{c: rows[c].astype(str).to_numpy(dtype=object) for c in ("precision", "parallelism")},
+             "precision": _spelled(rows["precision"], normalize_precision),
+             "parallelism": _spelled(rows["parallelism"], lambda v: str(v).strip().lower()),
              "devices_per_host": devices}
     key = pd.util.hash_pandas_object(pd.DataFrame(parts), index=False).to_numpy(dtype=np.uint64)
     return key, types.isin(set(names)).to_numpy()
+
+
+def _spelled(column: pd.Series, spell) -> np.ndarray:
+    """A text column with each distinct value spelled once by ``spell`` (aliases alike)."""
+    codes, uniques = pd.factorize(column.astype(str))
+    return np.asarray([spell(v) for v in uniques], dtype=object)[codes]
 
 
 def _nanoseconds(times) -> np.ndarray:
