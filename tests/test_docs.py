@@ -654,3 +654,9 @@ def test_memory_need_quantile_prose_quotes_the_kept_runs():
     high = per_seed("placement_small_seeds12_memory_need_quantile_095.md")
     assert f"the default gave {default[0]} regret at {default[1]} infeasible picks" in page
     assert f"0.8 gave {low[0]} at {low[1]}, and 0.95 {high[0]} at {high[1]}" in page
+    production = {r[3]: r for r in _kept_placement_rows(
+        "placement_production_seed0_most_likely_memory_need_quantile_095.md") if r[1] == "learned"}
+    row = production["throughput_per_cost"]
+    assert (f"most_likely --memory-need-quantile 0.95`, kept in "
+            f"`placement_production_seed0_most_likely_memory_need_quantile_095.md`) gives the same "
+            f"{percent(row[5])} at {percent(row[7])}") in page
