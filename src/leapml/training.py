@@ -372,11 +372,13 @@ def fit_feasibility(
         extra["peak_memory_gb"] = pd.to_numeric(attempts.loc[window, "peak_memory_gb"]).to_numpy(
             dtype=float, na_value=np.nan)
     model = clone(model)
-    if "peak_memory_gb" not in attempts.columns and "measured_need_column" in model.get_params():
-        model.set_params(measured_need_column=None)  # no run measured anything to read
-    peaks = PeakLog.of(attempts, hardware, outcome_known=outcome_known)
-    X = with_measured_peaks(X.loc[window, FEASIBILITY_FEATURES], model, attempts.loc[window],
-                            peaks, hardware)
+    X = X.loc[window, FEASIBILITY_FEATURES]
+    if getattr(model, "measured_need_column", None) is not None:
+        if "peak_memory_gb" in attempts.columns:
+            X = with_measured_peaks(X, model, attempts.loc[window], PeakLog.of(
+                attempts, hardware, outcome_known=outcome_known), hardware)
+        else:
+            model.set_params(measured_need_column=None)  # no run measured anything to read
     return model.fit(X, fitted, **extra)
 
 

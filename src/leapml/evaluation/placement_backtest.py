@@ -220,8 +220,8 @@ def placement_backtest(
 
 
 def _night(attempts, history, peaks, hardware, features, known, night, *, oracle, models,
-           feasibility,
-           window_days, jobs_per_night, thresholds, coverage, held_out, seed, if_none_fit):
+           feasibility, window_days, jobs_per_night, thresholds, coverage, held_out, seed,
+           if_none_fit):
     """One night: fit the models and the feasibility model, place the next day's jobs."""
     t = attempts["submit_time"]
     status = attempts["status"].astype(str)

@@ -24,11 +24,6 @@ __all__ = ["MEASURED_PEAK", "PeakLog"]
 #: configuration on hardware with as many devices per host (NaN: none).
 MEASURED_PEAK = "job_config_peak_memory_gb"
 
-#: What keys a measured peak: the job and its launch configuration; the hardware's
-#: devices per host are added from the catalog.
-_KEY = ("job_id", "trainer_count", "batch_size", "seq_len", "precision", "parallelism")
-
-
 class PeakLog:
     """The peaks of a log's completed runs, keyed by job and launch configuration.
 
@@ -65,8 +60,8 @@ class PeakLog:
         """The completed runs of ``log`` with a positive ``peak_memory_gb`` (none without the column).
 
         ``hardware`` gives each run's devices per host (unknown where it has
-        no ``devices_per_host``); runs on types absent from it are left out. ``outcome_known`` is the rule of
-        :func:`~leapml.features.outcome_known_time`.
+        no ``devices_per_host``); runs on types absent from it are left out.
+        ``outcome_known`` is the rule of :func:`~leapml.features.outcome_known_time`.
         """
         require_frame(log, "log")
         if "peak_memory_gb" not in log.columns or len(log) == 0:
@@ -74,8 +69,7 @@ class PeakLog:
         peak = pd.to_numeric(log["peak_memory_gb"], errors="coerce").to_numpy(
             dtype=float, na_value=np.nan)
         with np.errstate(invalid="ignore"):
-            kept = (log["status"].astype(str) == "ok").to_numpy() & (peak > 0)
-        kept &= np.isfinite(peak)
+            kept = (log["status"].astype(str) == "ok").to_numpy() & np.isfinite(peak) & (peak > 0)
         if not kept.any():
             return cls(np.empty(0), np.empty(0), np.empty(0))
         rows = log[kept]
@@ -124,7 +118,7 @@ class PeakLog:
     def _sorted(self):
         """The distinct keys and known times, the runs' composite of key and time rank in
         order, and the running largest peak of each key in that order (kept once built)."""
-        if getattr(self, "_index", None) is None:
+        if self._index is None:
             keys, code = np.unique(self.key, return_inverse=True)
             known, rank = np.unique(self.known, return_inverse=True)
             composite = code.astype(np.int64) * np.int64(len(known) + 1) + rank
