@@ -659,3 +659,20 @@ def test_memory_need_quantile_prose_quotes_the_kept_runs():
     assert (f"most_likely --memory-need-quantile 0.95`, kept in "
             f"`placement_production_seed0_most_likely_memory_need_quantile_095.md`) gives the same "
             f"{percent(row[5])} at {percent(row[7])}") in page
+
+
+def test_regret_gap_table_quotes_the_kept_run():
+    page = (DOCS / "results.md").read_text()
+    kept = (DOCS / "results-data" / "method-levers" / "regret_gap_production_seed0.md").read_text()
+    assert kept.strip() in page
+    section = page[page.index("**Where the rest comes from.**"):]
+    rows = {line.split("|")[1].strip(): [c.strip() for c in line.strip("|").split("|")[1:]]
+            for line in kept.strip().splitlines()[2:]}
+    total, new = float(rows["all"][4]), float(rows["new"][4])
+    assert f"({rows['new'][4]}\nof {rows['all'][4]} points)" in section
+    assert f"{total:.2f} points between learned" in section
+    # the regret left with every seen job's gap closed
+    left = float(rows["all"][1]) - float(rows["other_configuration"][4]) - float(
+        rows["this_configuration"][4])
+    assert f"would leave {left:.1f}%" in section
+    assert new / total > 0.5  # "two thirds of the gap" is what the run shows

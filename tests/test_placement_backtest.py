@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from leapml import LeapRegressor
@@ -88,3 +89,66 @@ def test_if_none_fit_is_checked_before_any_fit(tiny_fleet):
         placement_backtest(tiny_fleet.attempts, tiny_fleet.hardware,
                            oracle=tiny_fleet.expected_throughput,
                            models={"leap": Unfittable()}, if_none_fit="best")
+
+
+def test_each_pick_says_what_the_log_knew_of_its_job(held_out_result, tiny_fleet):
+    from leapml.evaluation.placement_backtest import JOB_HISTORY
+    from leapml.features import outcome_known_time
+
+    result, held_out = held_out_result
+    picks = result.picks
+    assert set(picks["job_history"]) <= set(JOB_HISTORY) and picks["job_history"].notna().all()
+    attempts = tiny_fleet.attempts
+    known = outcome_known_time(attempts)
+    done = ((attempts["status"].astype(str) == "ok")
+            & (attempts["hardware_type"].astype(str) != held_out)).to_numpy()
+    checked = set()
+    t = attempts["submit_time"]
+    CONFIGURATION = ("trainer_count", "batch_size", "seq_len", "precision", "parallelism")
+    for pick in picks.drop_duplicates(["night", "job_id"]).itertuples():
+        night = pd.Timestamp(pick.night)
+        mine = (attempts["job_id"] == pick.job_id).to_numpy()
+        submitted = t[mine & ((t >= night) & (t < night + pd.Timedelta(days=1))).to_numpy()].min()
+        before = done & mine & (known < submitted).to_numpy()
+        launch = attempts[mine & (t == submitted).to_numpy()].iloc[0]
+        alike = np.logical_and.reduce([
+            (attempts[c].isna() if pd.isna(launch[c]) else attempts[c] == launch[c])
+            .fillna(False).to_numpy(bool) for c in CONFIGURATION])
+        # a new job completed nothing the features could read; the others did, and
+        # "this_configuration" in the launch configuration it is submitted with
+        assert bool(before.any()) == (pick.job_history != "new"), pick
+        assert bool((before & alike).any()) == (pick.job_history == "this_configuration"), pick
+        checked.add(pick.job_history)
+    assert {"new", "this_configuration"} <= checked  # both kinds occur on this log
+    by = result.summary(by="job_history")
+    overall = result.summary()
+    keys = ["policy", "feasibility", "min_fit_probability", "objective"]
+    assert (by.groupby(keys, dropna=False)["jobs"].sum().to_numpy()
+            == overall.set_index(keys)["jobs"].to_numpy()).all()
+    with pytest.raises(ValueError, match="no column 'tenant'"):
+        result.summary(by="tenant")
+
+
+def test_the_regret_gap_script_splits_the_gap_by_job_history():
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).parents[1] / "docs" / "scripts" / "regret_gap.py"
+    spec = importlib.util.spec_from_file_location("regret_gap", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    picks = pd.DataFrame({
+        "night": [0] * 8, "job_id": [1, 2, 3, 4] * 2,
+        "feasibility": ["learned"] * 4 + ["true"] * 4, "objective": ["throughput_per_cost"] * 8,
+        "job_history": ["new", "new", "this_configuration", "other_configuration"] * 2,
+        "regret": [1.0, 0.3, 0.1, 0.2, 0.1, 0.1, 0.1, 0.0],
+        "infeasible": [True, False, False, False] * 2,
+    })
+    table = module.gap_table(picks).set_index("jobs")
+    # job 1 fails (0.9 of gap), job 2 is 0.2 worse, job 4 0.2: over 4 jobs, in points
+    assert table.loc["new", "points of the gap"] == pytest.approx(100 * 1.1 / 4)
+    assert table.loc["new", "of which failed launches"] == pytest.approx(100 * 0.9 / 4)
+    assert table.loc["this_configuration", "points of the gap"] == pytest.approx(0)
+    assert table.loc["all", "points of the gap"] == pytest.approx(
+        table.drop(index="all")["points of the gap"].sum())
+    assert table.loc["new", "share %"] == pytest.approx(50)

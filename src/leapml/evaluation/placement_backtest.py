@@ -33,9 +33,14 @@ from ..training import (
     with_measured_peaks,
 )
 
-__all__ = ["PlacementBacktest", "placement_backtest"]
+__all__ = ["JOB_HISTORY", "PlacementBacktest", "placement_backtest"]
 
 _DAY = pd.Timedelta(days=1)
+#: What the log knew of a placed job at its submission, the ``job_history`` of a pick: it never
+#: completed a run (``"new"``); it did, but not in the launch configuration it is
+#: submitted with (``"other_configuration"``); it completed a run in that configuration
+#: on some type (``"this_configuration"``).
+JOB_HISTORY = ("new", "other_configuration", "this_configuration")
 
 
 @dataclass
@@ -56,6 +61,8 @@ class PlacementBacktest:
         learned feasibility; ``"throughput_per_cost"`` otherwise), and
         ``min_fit_probability`` the threshold of a learned-feasibility pick
         (NaN for the other sources, which no threshold changes).
+        ``job_history`` is what the log knew of the job at its submission
+        (see :data:`JOB_HISTORY`).
     feasibility_scores : DataFrame
         Per night and threshold (``min_fit_probability``), the learned
         feasibility model against the truth on every candidate:
@@ -74,8 +81,11 @@ class PlacementBacktest:
     feasibility_scores: pd.DataFrame
     intervals: pd.DataFrame | None = None
 
-    def summary(self) -> pd.DataFrame:
+    def summary(self, by: str | Sequence[str] = ()) -> pd.DataFrame:
         """Mean and p90 regret and the infeasible-pick rate per policy and feasibility source.
+
+        ``by`` names more columns of :attr:`picks` to split by (e.g.
+        ``"job_history"``).
 
         Examples
         --------
@@ -85,8 +95,13 @@ class PlacementBacktest:
         >>> PlacementBacktest(picks, pd.DataFrame()).summary()["infeasible_pick_rate"].tolist()
         [0.5]
         """
+        extra = [by] if isinstance(by, str) else list(by)
+        missing = [key for key in extra if key not in self.picks]
+        if missing:
+            raise ValueError(f"picks has no column {missing[0]!r} to split by; it has "
+                             f"{list(self.picks.columns)}")
         keys = [key for key in ("policy", "feasibility", "min_fit_probability", "objective")
-                if key in self.picks]
+                if key in self.picks] + extra
         grouped = self.picks.groupby(keys, sort=True, dropna=False)
         summary = pd.DataFrame({
             "jobs": grouped.size(),
@@ -246,6 +261,7 @@ def _night(attempts, history, peaks, hardware, features, known, night, *, oracle
     sources = {"learned": learned, "none": np.full(len(X), np.nan),
                "true": truth["feasible"].to_numpy(float)}
     scored = tomorrow & (status == "ok").to_numpy()
+    known_of = _job_history(candidates, X)
     frames, intervals = [], []
     for name, model in models.items():
         fitted = _fitted(model, features, attempts, known, ok, night)
@@ -266,7 +282,8 @@ def _night(attempts, history, peaks, hardware, features, known, night, *, oracle
                                            0.5 if np.isnan(level) else level, objective,
                                            if_none_fit)
                     frames.append(picked.assign(night=night, policy=name, feasibility=source,
-                                                min_fit_probability=level, objective=objective))
+                                                min_fit_probability=level, objective=objective,
+                                                job_history=picked["job_id"].map(known_of)))
     scores = [{**_feasibility_scores(night, learned >= level, truth), "min_fit_probability": level}
               for level in thresholds]
     return pd.concat(frames, ignore_index=True), scores, pd.concat(intervals or [pd.DataFrame()])
@@ -300,6 +317,18 @@ def _interval_scores(model, X, scored, coverage, held_out) -> pd.DataFrame:
                           "coverage": float(inside[mask].mean()),
                           "median_width": float(np.median(width[mask]))}
                          for name, mask in slices.items() if mask.any()])
+
+
+def _job_history(candidates, X) -> pd.Series:
+    """Each job's :data:`JOB_HISTORY` entry, from its candidates' history features."""
+    def any_of(name):  # a job any of whose candidates has a positive count (none without it)
+        ran = (pd.Series(X[name]).to_numpy(dtype=float, na_value=0.0) > 0 if name in X
+               else np.zeros(len(candidates), dtype=bool))
+        return pd.Series(ran).groupby(candidates["job_id"].to_numpy()).any()
+
+    ran, here = any_of("job_runs_any_hardware"), any_of("job_config_runs_same_hardware")
+    return pd.Series(np.where(here, JOB_HISTORY[2], np.where(ran, JOB_HISTORY[1], JOB_HISTORY[0])),
+                     index=ran.index)
 
 
 def _deciles(values: np.ndarray) -> np.ndarray:
