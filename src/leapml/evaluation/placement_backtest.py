@@ -320,13 +320,9 @@ def _interval_scores(model, X, scored, coverage, held_out) -> pd.DataFrame:
 
 
 def _job_history(candidates, X) -> pd.Series:
-    """Each job's :data:`JOB_HISTORY` entry, from its candidates' history features."""
-    def any_of(name):  # a job any of whose candidates has a positive count (none without it)
-        ran = (pd.Series(X[name]).to_numpy(dtype=float, na_value=0.0) > 0 if name in X
-               else np.zeros(len(candidates), dtype=bool))
-        return pd.Series(ran).groupby(candidates["job_id"].to_numpy()).any()
-
-    ran, here = any_of("job_runs_any_hardware"), any_of("job_config_runs_same_hardware")
+    """Each job's :data:`JOB_HISTORY` entry, from its candidates' :func:`history_groups`."""
+    groups = pd.Series(history_groups(X)).groupby(candidates["job_id"].to_numpy())
+    ran, here = groups.agg(lambda g: (g != "new").any()), groups.agg(lambda g: (g == "rerun").any())
     return pd.Series(np.where(here, JOB_HISTORY[2], np.where(ran, JOB_HISTORY[1], JOB_HISTORY[0])),
                      index=ran.index)
 
