@@ -22,7 +22,9 @@ of 400 trees on the Huber loss instead of L1), ``single+history`` and
 ``single_huber+history`` (those single models with the default's blend with
 the job's own runs: a one-bin ``LeapRegressor`` around the model); and
 ``base_l1``, ``base_huber_0.3``, ``base_l2`` give the shared expert another
-loss, not monotone (followed by ``,key=value`` for more parameters).
+loss, not monotone, and ``base_all_columns`` the default shared expert
+choosing each split among all the columns instead of half of them (followed
+by ``,key=value`` for more parameters).
 ``--no-model-sizes`` simulates the fleet without its model-size columns.
 """
 
@@ -41,7 +43,9 @@ from leapml import PUBLISHED, LeapRegressor
 from leapml._cascade import default_base_regressor
 from leapml.evaluation.backtest import SUBMISSION_CEILING, nightly
 from leapml.evaluation.baselines import single_model_reference
+from leapml.features import feature_names
 from leapml.fleet import simulate
+from leapml.regressor import FASTER_HARDWARE
 
 RESULTS = Path(__file__).parent / "results"
 DEFAULT_CONFIGS = (
@@ -105,12 +109,27 @@ def _base(objective: str, **params):
     return LGBMRegressor(**dict(default_base_regressor().get_params(), objective=objective, **params))
 
 
+def _monotone_base(**params):
+    """The default shared expert, monotone as the default makes it, with other ``params``.
+
+    A user's ``base`` keeps its own settings, so the constraints the default
+    derives from ``monotone_increasing`` are spelled out here over the columns
+    :func:`leapml.features.build_features` gives, in its order.
+    """
+    constraints = [int(name in FASTER_HARDWARE) for name in feature_names()]
+    return LGBMRegressor(**dict(default_base_regressor().get_params(),
+                                monotone_constraints=constraints, **params))
+
+
 #: Named LeapRegressor configurations whose parameters are estimators, in ``key=value`` form
 #: after the name (``base_l1,n_estimators=50``).
 NAMED = {
     "base_l1": lambda: {"base": _base("l1")},
     "base_huber_0.3": lambda: {"base": _base("huber", alpha=0.3)},
     "base_l2": lambda: {"base": _base("l2")},
+    # the shared expert choosing every split among all the columns (the default before
+    # it sampled half of them at each split)
+    "base_all_columns": lambda: {"base": _monotone_base(feature_fraction_bynode=1.0)},
 }
 
 
