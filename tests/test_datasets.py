@@ -142,6 +142,30 @@ def test_bad_inputs_are_named():
         from_measurements(_table().assign(throughput=0.0), _specs())
     with pytest.raises(TypeError, match="DataFrame"):
         from_measurements(_table().to_dict(), _specs())
+    with pytest.raises(ValueError, match="has no rows"):
+        from_measurements(_table().iloc[:0], _specs())
+    # a column named in another case is not the column, and the error shows what the table has
+    with pytest.raises(ValueError, match=r"lacks column\(s\) \['source'.*it has \['SOURCE'"):
+        from_measurements(_table().rename(columns=str.upper), _specs())
+
+
+def test_hardware_names_spelled_otherwise_are_matched_or_pointed_to_the_catalog():
+    table = _table().iloc[:4].copy()
+    table["hardware"] = ["h100 ", "a_100", "V100", "Tesla-V100-SXM2"]
+    log = from_measurements(table, _specs())
+    # case, spaces, '-' and '_' aside: the catalog's own spelling, and the change is noted
+    assert sorted(log.attempts["hardware_type"].astype(str)) == ["A100", "H100", "V100"]
+    notes = "\n".join(log.notes)
+    assert "{'a_100': 'A100', 'h100 ': 'H100'}" in notes
+    # a name that is not one of the catalog's gets its closest catalog names
+    assert "rows dropped, a hardware type the catalog lacks ['Tesla-V100-SXM2']: 1" in notes
+    assert "'Tesla-V100-SXM2': ['V100']" in notes
+    with pytest.raises(ValueError, match=r"no measurement left.*'V10O': \['V100'\]"):
+        from_measurements(table.assign(hardware="V10O"), _specs())
+    # two catalog names that differ only in case: neither is guessed
+    specs = pd.concat([_specs(), _specs().iloc[[1]].assign(hardware="a100")], ignore_index=True)
+    ambiguous = from_measurements(table.iloc[:2].assign(hardware=["H100", "A-100"]), specs)
+    assert ambiguous.attempts["hardware_type"].astype(str).tolist() == ["H100"]
 
 
 def test_read_measurements_stacks_the_tables_of_a_folder(tmp_path):

@@ -48,6 +48,8 @@ dropped, is counted in the ``notes`` of the result.
 
 from __future__ import annotations
 
+import difflib
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import NamedTuple
@@ -255,7 +257,8 @@ def _attempts(
     if "batch_size" not in table and "per_device_batch_size" not in table:
         missing.append("batch_size or per_device_batch_size")
     if missing:
-        raise ValueError(f"measurements lacks column(s) {missing}")
+        raise ValueError(f"measurements lacks column(s) {missing} (names are matched exactly; "
+                         f"it has {list(table.columns)})")
     table = _kept_rows(table, catalog, notes)
     devices = table["num_devices"].to_numpy(dtype=float)
     attempts = pd.DataFrame(
@@ -300,6 +303,8 @@ def _kept_rows(table: pd.DataFrame, catalog: pd.DataFrame, notes: list[str]) -> 
     """The rows that are measurements of a known hardware type; the others counted in the notes."""
     throughput = pd.to_numeric(table["throughput"], errors="coerce").to_numpy(dtype=float)
     devices = pd.to_numeric(table["num_devices"], errors="coerce").to_numpy(dtype=float)
+    table = table.assign(hardware=_catalog_spelling(table["hardware"], catalog["hardware_type"],
+                                                    notes))
     known = table["hardware"].astype(str).isin(set(catalog["hardware_type"])).to_numpy()
     reasons = {
         "no positive throughput": ~(np.isfinite(throughput) & (throughput > 0)),
@@ -314,17 +319,72 @@ def _kept_rows(table: pd.DataFrame, catalog: pd.DataFrame, notes: list[str]) -> 
         if mask.any():
             where = ""
             if reason.startswith("a hardware"):
-                where = f" {sorted(set(table['hardware'][mask].astype(str)))}"
+                unknown = sorted(set(table["hardware"][mask].astype(str)))
+                where = f" {unknown}"
             notes.append(f"rows dropped, {reason}{where}: {int(mask.sum())}")
+            if reason.startswith("a hardware"):
+                notes.extend(_closest_names(unknown, catalog["hardware_type"]))
         drop |= mask
+    if not len(table):
+        raise ValueError("measurements has no rows")
     if drop.all():
+        dropped = [note for note in notes if note.startswith(("rows dropped", "hardware names"))]
         raise ValueError(
-            "no measurement left: every row lacks a throughput, a device count or a known type"
+            "no measurement left: every row lacks a throughput, a device count or a known type ("
+            + "; ".join(dropped) + ")"
         )
     kept = table[~drop].copy()
     kept["throughput"] = throughput[~drop]
     kept["num_devices"] = devices[~drop]
     return kept
+
+
+def _name_key(name: str) -> str:
+    """A hardware name without case, spaces, ``-`` or ``_``: ``" a100_80gb-SXM4"`` -> ``"a10080gbsxm4"``."""
+    return re.sub(r"[\s_\-]+", "", name).casefold()
+
+
+def _catalog_spelling(names: pd.Series, catalog_names: pd.Series, notes: list[str]) -> pd.Series:
+    """Each hardware name as the catalog spells it, where only case, spaces, ``-`` or ``_`` differ.
+
+    A name the catalog has is kept; another is replaced by the one catalog
+    name with the same :func:`_name_key`, if there is exactly one (two
+    catalog names that differ only so are both left unmatched). Every
+    replacement is counted in the notes.
+    """
+    text = names.astype(str)
+    exact = set(catalog_names)
+    by_key: dict[str, list[str]] = {}
+    for name in exact:
+        by_key.setdefault(_name_key(name), []).append(name)
+    replaced = {name: by_key[_name_key(name)][0] for name in set(text) - exact
+                if len(by_key.get(_name_key(name), ())) == 1}
+    if not replaced:
+        return text
+    shown = dict(sorted(replaced.items())[:10])
+    more = f" and {len(replaced) - len(shown)} more" if len(replaced) > len(shown) else ""
+    notes.append("hardware names read as the catalog spells them (case, spaces, '-' and '_' "
+                 f"ignored): {shown}{more}")
+    return text.map(lambda name: replaced.get(name, name))
+
+
+def _closest_names(unknown: list[str], catalog_names: pd.Series) -> list[str]:
+    """A note naming the catalog's closest names to hardware names it lacks (none if none is close)."""
+    keys = {_name_key(name): name for name in catalog_names}
+    closest = {}
+    for name in unknown[:10]:
+        key = _name_key(name)
+        # catalog names holding the whole name ("v100": the V100s), then those the name holds
+        # ("Tesla V100": V100), then the similar ones
+        holding = sorted((k for k in keys if key and key in k), key=len)
+        held = sorted((k for k in keys if len(k) >= 3 and k in key), key=len, reverse=True)
+        matches = list(dict.fromkeys(
+            holding + held + difflib.get_close_matches(key, list(keys), n=3, cutoff=0.6)))[:3]
+        if matches:
+            closest[name] = [keys[key] for key in matches]
+    if not closest:
+        return []
+    return [f"hardware names the catalog lacks, and its closest names: {closest}"]
 
 
 def _filled(table: pd.DataFrame, source: str, name: str, notes: list[str]) -> np.ndarray:
