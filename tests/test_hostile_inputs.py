@@ -689,3 +689,15 @@ def test_fit_window_until_keeps_its_time_of_day(fleet_log, tiny_fleet):
     with pytest.raises(ValueError, match="between 2025-09-04 01:00:00-04:00 and 2025-09-07 "
                                          "01:00:00-03:00"):
         fit_window(log, tiny_fleet.hardware, window_days=3, until="2025-09-07 00:30")
+
+
+@pytest.mark.parametrize("column", [
+    pd.date_range("2026-01-01", periods=200, freq="h"),
+    pd.timedelta_range("1h", periods=200, freq="min"),
+    np.arange(200) * (1 + 1j),
+])
+def test_a_column_neither_numbers_nor_categories_is_named(data, column):
+    X, y = data
+    frame = pd.DataFrame(X).add_prefix("x").assign(when=column)
+    with pytest.raises(TypeError, match=r"column 'when' holds .* neither numbers nor categories"):
+        LeapRegressor(n_bins=2, n_estimators=3, random_state=0).fit(frame, y)

@@ -55,8 +55,11 @@ def test_higher_coverage_gives_wider_intervals(calibrated):
 
 def test_an_uncalibrated_model_has_no_intervals():
     X, y, _ = _data(200, 0)
+    with pytest.raises(NotFittedError, match="not fitted"):
+        LeapRegressor(n_bins=2, n_estimators=5, random_state=0).predict_interval(X)
     model = LeapRegressor(n_bins=2, n_estimators=5, random_state=0).fit(X, y)
-    with pytest.raises(NotFittedError):
+    # fitted, not calibrated: the error says what is missing and how to get it
+    with pytest.raises(NotFittedError, match=r"fitted but not calibrated: call calibrate"):
         model.predict_interval(X)
 
 

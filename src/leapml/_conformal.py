@@ -172,7 +172,10 @@ class IntervalsMixin:
         >>> bool(0.7 < inside.mean() < 0.9)
         True
         """
-        check_is_fitted(self, "calibration_")
+        check_is_fitted(self, "regressors_")
+        check_is_fitted(self, "calibration_", msg=(
+            "This %(name)s is fitted but not calibrated: call calibrate(X, y) on rows held back "
+            "from fit (or leapml.training.fit_calibrated) before predict_interval"))
         if not (isinstance(coverage, Real) and 0 < coverage < 1):
             raise ValueError(f"coverage must be a number in (0, 1), got {coverage!r}")
         encoded = self._validate_X(X, reset=False)

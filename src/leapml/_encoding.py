@@ -79,6 +79,18 @@ def learn_categories(series: pd.Series) -> list:
     return pd.Index(pd.unique(values)).sort_values().tolist()
 
 
+def _refuse_unreadable(series: pd.Series, name) -> None:
+    """Refuse a column that is neither numbers nor categories: times, durations, complex numbers."""
+    dtype = series.dtype
+    if (pd.api.types.is_datetime64_any_dtype(dtype) or pd.api.types.is_timedelta64_dtype(dtype)
+            or isinstance(dtype, (pd.PeriodDtype, pd.IntervalDtype))
+            or pd.api.types.is_complex_dtype(dtype)):
+        raise TypeError(
+            f"column {name!r} holds {dtype} values, which are neither numbers nor categories: "
+            "give them as numbers (a time as days since a date, a duration in seconds) or as text"
+        )
+
+
 def _warn_if_ambiguous(series: pd.Series, name) -> None:
     """Warn where an object column's type is a guess: numbers only, or text mixed with numbers."""
     if not pd.api.types.is_object_dtype(series.dtype):
@@ -154,6 +166,7 @@ class ColumnEncoder:
             return cls([None] * _n_columns(X))
         columns = [X.iloc[:, j] for j in range(X.shape[1])]
         for name, series in zip(X.columns, columns, strict=True):
+            _refuse_unreadable(series, name)
             _warn_if_ambiguous(series, name)
         return cls([learn_categories(s) if is_categorical(s) else None for s in columns],
                    [str(name) for name in X.columns])
