@@ -34,6 +34,10 @@ job's log ratios of peak FLOP/s and bandwidth to the type it last ran on
 (``leap_monotone_ratios``), and in those and the features that estimate the
 throughput itself (``leap_monotone_estimates``: :data:`THROUGHPUT_ESTIMATES`).
 
+``--configs base_all_columns`` scores, instead, the default beside
+configurations named as in ``bench_method_levers.py`` and the single
+reference.
+
 Run: ``python benchmarks/bench_public_measurements.py --data ../shared/data/public``
 (``--threads``, ``--min-rows``, ``--folds``; writes
 ``benchmarks/results/public_measurements.json``).
@@ -45,9 +49,11 @@ import argparse
 import json
 import os
 import time
+from functools import partial
 from pathlib import Path
 
 import pandas as pd
+from bench_method_levers import make_model
 from sklearn.model_selection import GroupKFold
 
 from leapml import PUBLISHED, LeapRegressor
@@ -86,6 +92,16 @@ def monotone_levers(threads: int) -> dict:
             monotone_increasing=FASTER_HARDWARE + SPEC_RATIOS + THROUGHPUT_ESTIMATES),
         "single_lightgbm": single_model_reference(n_jobs=threads),
     }
+
+
+def configurations(names: list[str], threads: int) -> dict:
+    """The default, the LeapRegressor configurations named as in ``bench_method_levers.py``, and
+    the single reference (``--configs``)."""
+    out = {"leap_default": LeapRegressor(random_state=0, n_jobs=threads)}
+    for name in names:
+        out[name] = make_model(name, 0).set_params(n_jobs=threads)
+    out["single_lightgbm"] = single_model_reference(n_jobs=threads)
+    return out
 
 
 def models(threads: int) -> dict:
@@ -169,7 +185,16 @@ def main(argv=None) -> int:
     parser.add_argument("--out", type=Path, default=Path(__file__).parent / "results" / "public_measurements.json")
     parser.add_argument("--monotone-levers", action="store_true",
                         help="score the default beside wider monotone constraints instead")
+    parser.add_argument("--configs", nargs="+", default=None,
+                        help="score the default beside these LeapRegressor configurations "
+                             "(named as in bench_method_levers.py, e.g. base_all_columns) and the "
+                             "single reference instead")
     args = parser.parse_args(argv)
+    make_models = models
+    if args.monotone_levers:
+        make_models = monotone_levers
+    elif args.configs:
+        make_models = partial(configurations, args.configs)
     started = time.perf_counter()
     specs = pd.read_csv(args.specs or args.data.parent / "hardware_specs.csv")
     log = from_measurements(read_measurements(args.data), specs, job_columns=PUBLIC_JOB_COLUMNS)
@@ -183,8 +208,7 @@ def main(argv=None) -> int:
     splits = [("jobs", s) for s in job_splits(attempts, args.folds)]
     splits += [("hardware", s) for s in hardware_splits(attempts, args.min_rows)]
     for protocol, split in splits:
-        rows, seconds = score_split(split, log.hardware, args.threads,
-                                    monotone_levers if args.monotone_levers else models)
+        rows, seconds = score_split(split, log.hardware, args.threads, make_models)
         frames.append(rows.assign(protocol=protocol))
         fit_seconds.append(seconds)
         print(f"  {split[0]}: {len(rows)} test rows, leap fit {seconds['leap_default']:.1f} s", flush=True)
