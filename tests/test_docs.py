@@ -304,6 +304,12 @@ _LEVER_ROWS = {
         "single LightGBM (L1) with the blend": "single+history",
         "single LightGBM (Huber) with the blend": "single_huber+history",
     },
+    "levers_small_seeds012_columns.json": {
+        "single LightGBM (L1), 400 trees: the reference": "single_lightgbm",
+        "**default**: each split among half the columns": "default",
+        "the shared expert on all the columns (`base_all_columns`)": "base_all_columns",
+        "single LightGBM (Huber), 400 trees": "single_huber",
+    },
     "levers_small_seeds012_base_losses.json": {
         "Huber, threshold 0.9 (kept)": "default",
         "Huber, threshold 0.3": "base_huber_0.3",
