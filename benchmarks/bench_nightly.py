@@ -51,6 +51,7 @@ from pathlib import Path
 
 import lightgbm as lgb
 import numpy as np
+from bench_method_levers import NAMED
 
 from leapml import LeapRegressor
 from leapml.evaluation.metrics import within_tolerance
@@ -88,6 +89,8 @@ CONFIGS = {
     "ordinal": {"router": "ordinal", "combine": "hard", **BEFORE_PRIORS},
     # the default before the shared expert and the blend with the job's own runs
     "ordinal_soft": BEFORE_PRIORS,
+    # the default before its shared expert sampled half the columns at each split
+    "base_all_columns": NAMED["base_all_columns"](),
 }
 
 

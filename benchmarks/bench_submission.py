@@ -57,6 +57,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from bench_method_levers import NAMED
 from bench_nightly import RESULTS, machine, night, reference_fit
 
 from leapml import PUBLISHED, LeapRegressor
@@ -76,6 +77,8 @@ MODELS = {
     # the default before the shared expert, the history blend and 50-tree experts
     "ordinal_soft": {"base": None, "history_prior": None, "n_estimators": 100},
     "default_100": {"n_estimators": 100},
+    # the default before its shared expert sampled half the columns at each split
+    "base_all_columns": NAMED["base_all_columns"](),
 }
 
 
