@@ -142,6 +142,7 @@ def main(argv=None) -> int:
     unknown = [c for c in names if c not in CONFIGS]
     if unknown:
         parser.error(f"unknown configuration(s) {unknown}")
+    width = max([12, *map(len, names)])  # the name column of the printed tables
 
     fleet, attempts, train, test = night(args.preset, args.seed)
     print(f"{args.preset}: {int(train.sum()):,} completed attempts in the 30-day window, "
@@ -166,7 +167,7 @@ def main(argv=None) -> int:
                      "total_s": features_s + fit_s, "n_iter": int(model.n_iter_),
                      "moved": [round(float(m), 4) for m in model.moved_],
                      "within_20": accuracy, "peak_rss_mb": peak_rss_mb()})
-        print(f"  {name:12s} features {features_s:6.1f} s  fit {fit_s:7.1f} s  "
+        print(f"  {name:{width}s} features {features_s:6.1f} s  fit {fit_s:7.1f} s  "
               f"iterations {model.n_iter_}  within 20% {accuracy:.4f}  "
               f"peak RSS {peak_rss_mb():7.0f} MB", flush=True)
         X_ref = (X_train, X_test)
@@ -177,12 +178,12 @@ def main(argv=None) -> int:
     reference_accuracy = within_tolerance(y_test, np.exp(reference.predict(X_ref[1])))
 
     print()
-    print(f"{'config':12s} {'features+fit s':>14s} {'x reference':>11s} {'iters':>5s} "
+    print(f"{'config':{width}s} {'features+fit s':>14s} {'x reference':>11s} {'iters':>5s} "
           f"{'within 20%':>10s} {'peak RSS MB':>11s}")
     for row in rows:
-        print(f"{row['config']:12s} {row['total_s']:14.1f} {row['total_s'] / reference_s:11.1f} "
+        print(f"{row['config']:{width}s} {row['total_s']:14.1f} {row['total_s'] / reference_s:11.1f} "
               f"{row['n_iter']:5d} {row['within_20']:10.4f} {row['peak_rss_mb']:11.0f}")
-    print(f"{'reference':12s} {reference_s:14.1f} {1.0:11.1f} {'':5s} {reference_accuracy:10.4f}"
+    print(f"{'reference':{width}s} {reference_s:14.1f} {1.0:11.1f} {'':5s} {reference_accuracy:10.4f}"
           "   (one LightGBM L1 regressor, 100 trees, fit only)")
     RESULTS.mkdir(exist_ok=True)
     out = RESULTS / f"nightly_{args.preset}_seed{args.seed}.json"

@@ -193,3 +193,30 @@ def test_router_max_rows_samples_the_multiclass_router_only():
     ordinal = [LeapRegressor(**base, router_max_rows=cap).fit(X, y) for cap in (None, 500)]
     assert (ordinal[0].classifier_.model_to_string()
             == ordinal[1].classifier_.model_to_string())
+
+
+def test_the_shared_expert_spreads_its_splits_beyond_its_strongest_column():
+    """Half the columns per split: the default shared expert cannot put every split on one column.
+
+    ``spec`` sets most of the answer, ``own`` (a job's own runs, absent on
+    30% of rows) and ``hint`` (a noisy view of the job's factor) the rest.
+    With every column at every split the trees give most of their gain to
+    the strongest column; sampled per split, the gain is shared.
+    """
+    from leapml._cascade import default_base_regressor
+
+    rng = np.random.default_rng(0)
+    n = 4000
+    spec = rng.uniform(0, 3, n)
+    job = rng.normal(0, 0.5, n)
+    y = 2.0 * spec + job + rng.normal(0, 0.05, n)
+    own = np.where(rng.random(n) < 0.7, y + rng.normal(0, 0.02, n), np.nan)
+    X = np.column_stack([own, spec, job + rng.normal(0, 0.3, n), rng.normal(size=(n, 2))])
+
+    def top_gain_share(model):
+        gains = model.fit(X, y).booster_.feature_importance(importance_type="gain")
+        return gains.max() / gains.sum()
+
+    sampled = default_base_regressor().set_params(random_state=0)
+    every_column = default_base_regressor().set_params(random_state=0, feature_fraction_bynode=1.0)
+    assert top_gain_share(sampled) < top_gain_share(every_column) - 0.1
