@@ -437,18 +437,56 @@ def test_memory_need_prose_quotes_the_kept_small_runs():
 def test_summary_placement_rows_quote_the_kept_default_runs():
     page = (DOCS / "results.md").read_text()
     percent = lambda share: f"{100 * float(share):.1f}%"  # noqa: E731
-    small = (DOCS / "results-data" / "method-levers" / "placement_small_seeds012345.md").read_text()
+    small = (DOCS / "results-data" / "method-levers"
+             / "placement_small_seeds012345_sampled_columns.md").read_text()
     mean = small[small.index("mean over seeds"):]
     def learned(text, policy):
         return next(line.split("|")[6].strip() for line in text.splitlines()
                     if line.startswith(f"| {policy} | learned |") and "throughput_per_cost" in line)
-    production = (DOCS / "results-data" / "method-levers" / "placement_production_seed0.md").read_text()
+    production = (DOCS / "results-data" / "method-levers"
+                  / "placement_production_seed0_most_likely_sampled_columns.md").read_text()
     assert (f"| placement regret with learned feasibility (`small`, six fleets) | "
             f"{percent(learned(mean, 'leap'))} | {percent(learned(mean, 'single_lightgbm'))} |") in page
-    assert (f"| the same on `production` (one fleet, three nights) | "
+    assert (f"| the same on `production` (one fleet, three nights; a job no type fits on its "
+            f"likeliest) | "
             f"{percent(learned(production, 'leap'))} | "
             f"{percent(learned(production, 'single_lightgbm'))} |") in page
 
+
+
+def test_placement_lead_block_quotes_the_kept_runs_of_the_default():
+    """Each row of "The default of now" is a row of the kept run it names, and so is "before"."""
+    page = (DOCS / "results.md").read_text()
+    block = page.split("**The default of now.**")[1].split("**The earlier runs.**")[0]
+    percent = lambda share: f"{100 * float(share):.1f}%"  # noqa: E731
+    kept = DOCS / "results-data" / "method-levers"
+    runs = {"`small`, six fleets": ("placement_small_seeds012345_sampled_columns.md",
+                                    "placement_small_seeds012345.md"),
+            "`production`, seed 0": ("placement_production_seed0_most_likely_sampled_columns.md",
+                                     "placement_production_seed0_most_likely.md")}
+
+    def row(name, policy, feasibility):
+        text = (kept / name).read_text()
+        text = text[text.index("mean over seeds"):] if "mean over seeds" in text else text
+        return next([c.strip() for c in line.strip("|").split("|")] for line in text.splitlines()
+                    if line.startswith(f"| {policy} | {feasibility} |")
+                    and "throughput_per_cost" in line)
+
+    checked = 0
+    for fleet, (now, before) in runs.items():
+        for policy, feasibility, label in (("leap", "learned", "learned"),
+                                           ("leap", "true", "true (a bound)"),
+                                           ("single_lightgbm", "learned", "learned")):
+            cells = row(now, policy, feasibility)
+            mean = percent(cells[5])
+            if policy == "leap" and feasibility == "learned":
+                mean = f"**{mean}**"
+            infeasible = "0%" if feasibility == "true" else percent(cells[7])
+            line = (f"| {fleet} | {policy} | {label} | {mean} | {percent(cells[6])} | {infeasible} | "
+                    f"{percent(row(before, policy, feasibility)[5])} |")
+            assert line in block, line
+            checked += 1
+    assert checked == 6
 
 def _kept_placement_rows(name: str) -> list[list[str]]:
     """The rows of the first table of a kept placement run (cells as text)."""
