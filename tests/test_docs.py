@@ -371,6 +371,15 @@ def test_held_out_figures_quote_the_kept_runs(by, name):
     assert f"for {int(default['above_published'])} of 24" in flat
     assert f"(single model: {int(single['above_published'])})" in flat
     assert (DOCS / "img" / f"held_out_{name}.svg").exists()
+    # the same experiment with the shared expert on every column, kept beside
+    before = pd.read_csv(DOCS / "results-data" / "method-levers" / f"held_out_small_{name}_all_columns.csv")
+    earlier = summary(before[before["by"] == by], by).loc["leap"]
+    if by == "hardware_type":
+        assert f"median drop was {earlier['median']} points" in flat
+        assert f"to {earlier['worst']}, above 37 for {int(earlier['above_published'])} types" in flat
+    else:
+        assert (f"the default lost more (median {earlier['median']}, above for "
+                f"{int(earlier['above_published'])})") in flat
 
 
 
