@@ -26,16 +26,23 @@ to the ranking (checked equal to ``rank_candidates`` of the staged
 predictions). The reference, timed in the same run on the same rows, is one
 ``Booster.predict`` of a single 100-tree LightGBM regressor.
 
+``--repeat N`` times every stage N times, the stages in turn on each round
+(so a slow spell of the machine falls on all of them), and prints the
+median of each; single timings on a shared machine can move by a factor of
+two from one run to the next.
+
 Run::
 
     python benchmarks/bench_batch.py                  # production
     python benchmarks/bench_batch.py --preset small
+    python benchmarks/bench_batch.py --repeat 5       # medians of five rounds
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import statistics
 import time
 
 import pandas as pd
@@ -50,55 +57,64 @@ from leapml.ranking import rank_candidates
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     add_scoring_arguments(parser)
+    parser.add_argument("--repeat", type=int, default=1,
+                        help="rounds of every stage; the median of each is printed (default 1)")
     args = parser.parse_args(argv)
+    if args.repeat < 1:
+        parser.error("--repeat must be at least 1")
     day = scored_day(args)
     hardware, models, reference, history = day.hardware, day.models, day.reference, day.history
     jobs, types, cost = day.jobs, day.types, day.cost
     routers = list(models)
 
-    seconds = {}
-    started = time.perf_counter()
-    rows = candidate_rows(jobs, types)
-    X_full = build_features(rows, hardware, history=history)
-    seconds["features"] = time.perf_counter() - started
-    started = time.perf_counter()
-    index = HistoryIndex(history, hardware)
-    index_build_s = time.perf_counter() - started
-    started = time.perf_counter()
-    rows = candidate_rows(jobs, types)
-    X = index.features(rows)
-    seconds["features (index)"] = time.perf_counter() - started
-    pd.testing.assert_frame_equal(X, X_full, check_exact=True)
-    predicted = {}
-    for router, model in models.items():
+    rounds = []
+    for _ in range(args.repeat):
+        seconds = {}
         started = time.perf_counter()
-        predicted[router] = model.predict(X)
-        seconds[f"predict ({router})"] = time.perf_counter() - started
-    candidates = rows[["job_id", "hardware_type", "trainer_count"]].assign(
-        hardware_type=rows["hardware_type"].astype(str))
-    started = time.perf_counter()
-    ranked = rank_candidates(candidates.assign(predicted_throughput=predicted[routers[0]]),
-                             cost=cost)
-    seconds["rank"] = time.perf_counter() - started
-    for router in routers:
-        seconds[f"total ({router})"] = (seconds["features (index)"]
-                                        + seconds[f"predict ({router})"] + seconds["rank"])
-    for router, model in models.items():
+        rows = candidate_rows(jobs, types)
+        X_full = build_features(rows, hardware, history=history)
+        seconds["features"] = time.perf_counter() - started
         started = time.perf_counter()
-        placed = place(model, jobs, hardware, history=index, hardware_types=types)
-        seconds[f"place ({router})"] = time.perf_counter() - started
-        if router == routers[0]:
-            # place adds the feasibility and interval columns, empty without those models
-            pd.testing.assert_frame_equal(placed[ranked.columns], ranked, check_exact=True)
-    encoded = models[routers[0]]._validate_X(X, reset=False)
-    started = time.perf_counter()
-    reference.predict(encoded, num_threads=args.threads)
-    seconds["reference"] = time.perf_counter() - started
+        index = HistoryIndex(history, hardware)
+        index_build_s = time.perf_counter() - started
+        started = time.perf_counter()
+        rows = candidate_rows(jobs, types)
+        X = index.features(rows)
+        seconds["features (index)"] = time.perf_counter() - started
+        pd.testing.assert_frame_equal(X, X_full, check_exact=True)
+        predicted = {}
+        for router, model in models.items():
+            started = time.perf_counter()
+            predicted[router] = model.predict(X)
+            seconds[f"predict ({router})"] = time.perf_counter() - started
+        candidates = rows[["job_id", "hardware_type", "trainer_count"]].assign(
+            hardware_type=rows["hardware_type"].astype(str))
+        started = time.perf_counter()
+        ranked = rank_candidates(candidates.assign(predicted_throughput=predicted[routers[0]]),
+                                 cost=cost)
+        seconds["rank"] = time.perf_counter() - started
+        for router in routers:
+            seconds[f"total ({router})"] = (seconds["features (index)"]
+                                            + seconds[f"predict ({router})"] + seconds["rank"])
+        for router, model in models.items():
+            started = time.perf_counter()
+            placed = place(model, jobs, hardware, history=index, hardware_types=types)
+            seconds[f"place ({router})"] = time.perf_counter() - started
+            if router == routers[0]:
+                # place adds the feasibility and interval columns, empty without those models
+                pd.testing.assert_frame_equal(placed[ranked.columns], ranked, check_exact=True)
+        encoded = models[routers[0]]._validate_X(X, reset=False)
+        started = time.perf_counter()
+        reference.predict(encoded, num_threads=args.threads)
+        seconds["reference"] = time.perf_counter() - started
+        rounds.append(seconds)
+    seconds = {name: statistics.median(r[name] for r in rounds) for name in rounds[0]}
 
     n = len(X)
     print(f"{args.preset}: {len(jobs):,} submissions x {len(types)} types = {n:,} candidate rows, "
           f"history {len(history):,} attempts (index built in {index_build_s:.2f} s); "
-          f"{args.threads} threads; {machine()}")
+          f"{args.threads} threads; {machine()}"
+          + (f"; medians of {args.repeat} rounds" if args.repeat > 1 else ""))
     print(f"\n{'stage':28s} {'seconds':>8s} {'rows/s':>11s} {'x reference':>11s}")
     for name, s in seconds.items():
         label = "reference Booster.predict" if name == "reference" else name
@@ -109,6 +125,7 @@ def main(argv=None) -> int:
     out.write_text(json.dumps({"preset": args.preset, "machine": machine(), "rows": n,
                                "jobs": len(jobs), "types": len(types),
                                "index_build_s": index_build_s, "seconds": seconds,
+                               "rounds": rounds,
                                "rows_per_s": {k: n / v for k, v in seconds.items()}}, indent=2))
     print(f"wrote {out}")
     return 0
