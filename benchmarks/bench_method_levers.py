@@ -130,6 +130,8 @@ NAMED = {
     # the shared expert choosing every split among all the columns (the default before
     # it sampled half of them at each split)
     "base_all_columns": lambda: {"base": _monotone_base(feature_fraction_bynode=1.0)},
+    # fewer columns at each split than the default's half
+    "base_columns_0.3": lambda: {"base": _monotone_base(feature_fraction_bynode=0.3)},
 }
 
 
