@@ -732,3 +732,16 @@ def test_regret_gap_table_quotes_the_kept_run():
         rows["this_configuration"][4])
     assert f"would leave {left:.1f}%" in section
     assert new / total > 0.5  # "two thirds of the gap" is what the run shows
+    # the same split with the column-sampling default, and what closing parts of it would leave
+    now = (DOCS / "results-data" / "method-levers"
+           / "regret_gap_production_seed0_sampled_columns.md").read_text()
+    assert now.strip() in page
+    cells = {line.split("|")[1].strip(): [c.strip() for c in line.strip("|").split("|")[1:]]
+             for line in now.strip().splitlines()[2:]}
+    flat = " ".join(section.split())
+    assert f"({cells['new'][2]}% against {rows['new'][2]}% with true feasibility)" in flat
+    assert f"more of what remains is the gap, {cells['all'][4]} points" in flat
+    seen = (float(cells["all"][1]) - float(cells["other_configuration"][4])
+            - float(cells["this_configuration"][4]))
+    alone = float(cells["all"][1]) - float(cells["new"][4])
+    assert f"every job the log has seen would leave {seen:.1f}%; on new jobs alone, {alone:.1f}%" in flat
