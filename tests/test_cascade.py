@@ -7,7 +7,7 @@ from sklearn.linear_model import LinearRegression, LogisticRegression
 from sklearn.tree import DecisionTreeRegressor
 
 from leapml._binning import assign_bins, equal_frequency_edges
-from leapml._cascade import ConstantModel, fit_cascade, lightgbm_params
+from leapml._cascade import ConstantModel, default_base_regressor, fit_cascade, lightgbm_params
 from leapml._router import fit_router, predict_router
 
 
@@ -203,8 +203,6 @@ def test_the_shared_expert_spreads_its_splits_beyond_its_strongest_column():
     With every column at every split the trees give most of their gain to
     the strongest column; sampled per split, the gain is shared.
     """
-    from leapml._cascade import default_base_regressor
-
     rng = np.random.default_rng(0)
     n = 4000
     spec = rng.uniform(0, 3, n)

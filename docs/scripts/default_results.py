@@ -71,12 +71,13 @@ def gap_table() -> str:
 
 def regret_table() -> str:
     """Mean and p90 regret among the types that truly fit, from the runs' reports."""
+    known = {run: (run / "report.md").read_text()
+             .split("## Placement regret with known feasibility", 1)[1].split("## ", 1)[0]
+             for run in (RUN, BEFORE)}
     lines = ["| model | mean regret | p90 regret |", "|---|---|---|"]
     for model, label in MODELS.items():
         run, name = (BEFORE, "leap") if model == BEFORE_NAME else (RUN, model)
-        report = (run / "report.md").read_text()
-        known = report.split("## Placement regret with known feasibility", 1)[1].split("## ", 1)[0]
-        row = next(line for line in known.splitlines() if line.startswith(f"| {name} |"))
+        row = next(line for line in known[run].splitlines() if line.startswith(f"| {name} |"))
         cells = [c.strip() for c in row.strip("|").split("|")]
         lines.append(f"| {label} | {cells[1]} | {cells[2]} |")
     return "\n".join(lines)
