@@ -22,8 +22,9 @@ from leapml.placement import (
     fit_window,
     place,
 )
+from leapml.ranking import rank_candidates
 from leapml.schema import LAUNCH_COLUMNS
-from leapml.training import with_measured_peaks
+from leapml.training import RULE_FACTOR, with_measured_peaks
 
 SMALL_MEMORY_GB = 64  # the catalog's V100 (32 GB, the cheapest type) is the only one below
 
@@ -159,7 +160,8 @@ def test_a_job_never_run_on_small_memory_is_not_let_onto_it(seed):
     ranked = place(model, jobs, catalog, history=log, feasibility=feasibility)
     assert not (ranked.loc[ranked["rank"] == 1, "hardware_type"] == "V100").any()
     on_v100 = ranked[ranked["hardware_type"] == "V100"]
-    assert (on_v100["fit_probability"] == 0).all()
+    # kept out by the memory floor: far below any threshold (the floor's factor)
+    assert (on_v100["fit_probability"] <= RULE_FACTOR).all()
     # the jobs of the same model types that did complete on the V100 keep it
     X = build_features(log, catalog)[FEASIBILITY_FEATURES]
     small = (log["batch_size"] <= 8).to_numpy() & (log["hardware_type"] == "V100").to_numpy()
@@ -377,3 +379,50 @@ def test_the_memory_need_travels_in_the_model_file_and_needs_its_columns(tmp_pat
     # too few peaks to learn from: no need model, the floors answer alone
     few = np.where(np.arange(len(X)) < 10, 5.0, np.nan)
     assert clone(learned).fit(X, log["status"] == "ok", peak_memory_gb=few).memory_need_ is None
+
+
+def _every_type_ruled_out(rule_factor):
+    """A classifier whose memory rules keep a batch-16 job of model ``m`` off every type.
+
+    ``m`` completed at batch 8 only on 80 GB (its floor: 16 and 40 GB are
+    below it) and ran out of memory at batch 12 on 80 GB (its ceiling: every
+    type at or below 80 GB); model ``n`` teaches the classifier that more
+    memory fits more.
+    """
+    rng = np.random.default_rng(0)
+    memory = rng.choice([16.0, 40.0, 80.0], size=300)
+    batch = rng.choice([8.0, 16.0, 32.0], size=300)
+    fits = batch * 2 < memory
+    frame = pd.DataFrame({"model_type": "n", "batch_size": batch, "memory_gb": memory})
+    frame = pd.concat([frame, pd.DataFrame({"model_type": "m", "batch_size": [8.0, 12.0],
+                                            "memory_gb": [80.0, 80.0]})], ignore_index=True)
+    frame["model_type"] = frame["model_type"].astype("category")
+    keys = [("model_type",)]
+    clf = FeasibilityClassifier(n_estimators=20, min_child_samples=5, random_state=0,
+                                memory_floor_columns=keys, memory_ceiling_columns=keys,
+                                memory_floor_load={"batch_size": 1},
+                                monotone={"memory_gb": 1, "batch_size": -1},
+                                rule_factor=rule_factor)
+    clf.fit(frame, np.r_[fits, True, False])
+    query = pd.DataFrame({"model_type": pd.Categorical(["m"] * 3, categories=["m", "n"]),
+                          "batch_size": 16.0, "memory_gb": [16.0, 40.0, 80.0]})
+    return clf.fit_probability(query)
+
+
+def test_a_job_every_type_of_which_a_memory_rule_keeps_out_still_gets_its_likeliest():
+    # 16 and 40 GB break both rules, 80 GB only the ceiling
+    p = _every_type_ruled_out(RULE_FACTOR)
+    assert (p > 0).all() and (p <= RULE_FACTOR).all()
+    assert np.argmax(p) == 2 and p[2] > 1000 * p[:2].max()
+    candidates = pd.DataFrame({"job_id": 1, "hardware_type": ["small", "mid", "large"],
+                               "predicted_throughput": 100.0, "trainer_count": 1})
+    cost = {"small": 1.0, "mid": 2.0, "large": 4.0}
+    picked = rank_candidates(candidates.assign(fit_probability=p), cost=cost, top_k=1,
+                             if_none_fit="most_likely")
+    assert picked["hardware_type"].tolist() == ["large"]
+    # with the rules at 0 the tie among zeros goes to the cheapest type, where it cannot run
+    zeros = _every_type_ruled_out(0.0)
+    assert (zeros == 0).all()
+    blind = rank_candidates(candidates.assign(fit_probability=zeros), cost=cost, top_k=1,
+                            if_none_fit="most_likely")
+    assert blind["hardware_type"].tolist() == ["small"]

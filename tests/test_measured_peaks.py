@@ -13,7 +13,7 @@ from leapml.features import MEASURED_PEAK, HistoryIndex, PeakLog, build_features
 from leapml.model_file import load_feasibility, save
 from leapml.placement import FEASIBILITY_FEATURES, fit_feasibility, place
 from leapml.schema import LAUNCH_COLUMNS
-from leapml.training import feasibility_model, with_measured_peaks
+from leapml.training import RULE_FACTOR, feasibility_model, with_measured_peaks
 
 
 def _run(job, batch, hardware, hours, peak, status="ok"):
@@ -191,7 +191,7 @@ def test_a_job_that_measured_its_need_is_not_kept_out_by_another_jobs_oom():
         ranked = place(model, jobs, catalog, history=log, feasibility=feasibility)
         return ranked.loc[ranked["hardware_type"].isin(["A100", "H100"]), "fit_probability"]
 
-    assert (on_80gb(blind, light) == 0).all()  # the ceiling keeps them all out
+    assert (on_80gb(blind, light) <= RULE_FACTOR).all()  # the ceiling keeps them all out
     assert (on_80gb(learned, light) >= 0.5).all()  # each measured 2 GB of its own
     heavy_job = log.loc[on_heavy, ["job_id", *LAUNCH_COLUMNS]].head(1)
     assert (on_80gb(learned, heavy_job) < 0.5).all()

@@ -15,7 +15,9 @@ from the runs' peak memory (nor the job's own earlier peak),
 ``--no-measured-need`` without the job's own earlier peak alone,
 ``--memory-need-quantile 0.8`` with a smaller margin below the floors;
 ``--if-none-fit most_likely`` gives a job no type is likely enough to fit
-its most likely type instead of a failed launch).
+its most likely type instead of a failed launch; ``--rule-factor 0`` lets
+the memory floors and ceilings set a probability to 0, as before they
+scaled it by ``RULE_FACTOR``).
 """
 
 from __future__ import annotations
@@ -80,6 +82,9 @@ def main() -> None:
                         help="the default feasibility model without its memory ceilings")
     parser.add_argument("--if-none-fit", choices=IF_NONE_FIT, default=IF_NONE_FIT[0],
                         help="a job with no type likely enough to fit: a failed launch, or its most likely type")
+    parser.add_argument("--rule-factor", type=float, default=None,
+                        help="what a memory rule multiplies a probability by (default: "
+                             "RULE_FACTOR; 0: the rules set it to 0)")
     parser.add_argument("--policies", nargs="+", choices=_POLICIES, default=None,
                         help="default: all four, or leap alone with --held-out")
     args = parser.parse_args()
@@ -136,6 +141,8 @@ def _feasibility(args):
               "memory_floor_override": args.memory_floor_override}
     if args.no_memory_ceilings:
         levers["memory_ceiling_columns"] = None
+    if args.rule_factor is not None:
+        levers["rule_factor"] = args.rule_factor
     if args.no_memory_need:
         levers.update(memory_need_features=None, measured_need_column=None)
     if args.no_measured_need:

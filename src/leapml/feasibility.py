@@ -181,6 +181,21 @@ class FeasibilityClassifier(ClassifierMixin, BaseEstimator):
         memory ceiling, learned from other jobs of its key running out of
         memory, does not keep it out either. Needs DataFrame input with the column
         and ``memory_gb``. ``None``: no such column.
+    rule_factor : float in [0, 1], default=0.0
+        What each memory rule a row breaks (a memory floor, a memory ceiling)
+        multiplies its probability of fitting by; where the parameters above
+        say such a rule gives probability 0, they mean this factor. ``0``: a
+        memory rule sets it to 0. A small factor (the library's default
+        model, :func:`leapml.training.feasibility_model`, uses ``1e-6``)
+        keeps such rows far below any useful threshold but keeps them in
+        order: by the number of memory rules they break, then by the
+        classifier's own probability, which rises with the memory a type
+        has. A job every candidate of which breaks a rule then still has a
+        most likely one, which ``if_none_fit="most_likely"`` of
+        :func:`~leapml.ranking.rank_candidates` picks, rather than a tie
+        among zeros that the ranking would break by throughput per cost
+        alone. ``evidence_columns`` always gives 0: a family or precision
+        the log never saw complete on a type is not a judgment of memory.
 
     Attributes
     ----------
@@ -260,6 +275,7 @@ class FeasibilityClassifier(ClassifierMixin, BaseEstimator):
         "memory_need_quantile": [Interval(Real, 0, 1, closed="neither")],
         "memory_need_override": [Interval(Real, 0, 1, closed="right"), None],
         "measured_need_column": [str, None],
+        "rule_factor": [Interval(Real, 0, 1, closed="both")],
     }
 
     def __init__(self, *, n_estimators=100, learning_rate=0.1, num_leaves=31,
@@ -268,7 +284,7 @@ class FeasibilityClassifier(ClassifierMixin, BaseEstimator):
                  memory_ceiling_columns=None, memory_floor_ratio=1.0, memory_floor_override=None,
                  memory_override_columns=None, memory_override_load=None,
                  memory_need_features=None, memory_need_quantile=0.9, memory_need_override=0.9,
-                 measured_need_column=None):
+                 measured_need_column=None, rule_factor=0.0):
         self.n_estimators = n_estimators
         self.learning_rate = learning_rate
         self.num_leaves = num_leaves
@@ -288,6 +304,7 @@ class FeasibilityClassifier(ClassifierMixin, BaseEstimator):
         self.memory_need_quantile = memory_need_quantile
         self.memory_need_override = memory_need_override
         self.measured_need_column = measured_need_column
+        self.rule_factor = rule_factor
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -474,13 +491,13 @@ class FeasibilityClassifier(ClassifierMixin, BaseEstimator):
                     backing, _ = self._memory_floors(X, backing=True)
                     backed &= memory >= backing  # NaN: nothing similar fitted, no trust
                 below &= ~backed
-            probability[below] = 0.0
+            probability[below] *= self.rule_factor
         if self.memory_ceiling_columns:
             ceiling, memory = self._memory_ceilings(X)
             ceiled = memory <= ceiling
             if heard is not None:  # what the job itself measured outweighs other jobs' oom
                 ceiled &= ~(heard & own)
-            probability[ceiled] = 0.0
+            probability[ceiled] *= self.rule_factor
         return probability
 
     def _lightgbm_params(self):

@@ -18,7 +18,8 @@ from .schema import validate_attempts, validate_hardware
 
 __all__ = ["EVIDENCE_COLUMNS", "FEASIBILITY_FEATURES", "MEMORY_FLOOR_COLUMNS",
            "MEMORY_FLOOR_LOAD", "MEMORY_FLOOR_OVERRIDE", "MEMORY_OVERRIDE_COLUMNS",
-           "MEMORY_NEED_FEATURES", "MEMORY_OVERRIDE_LOAD", "MONOTONE_FEATURES", "completed_between",
+           "MEMORY_NEED_FEATURES", "MEMORY_OVERRIDE_LOAD", "MONOTONE_FEATURES", "RULE_FACTOR",
+           "completed_between",
            "feasibility_model",
            "fit_calibrated", "fit_feasibility", "fit_window", "history_groups", "window_counts",
            "with_measured_peaks"]
@@ -62,6 +63,11 @@ FEASIBILITY_FEATURES = [
     "model_state_gb_per_memory_gb",
     "job_runs_same_hardware",
 ]
+#: What each memory rule of :func:`fit_feasibility`'s model (floor, ceiling) multiplies a
+#: candidate's probability of fitting by: far below any threshold, but not 0, so that a job
+#: every candidate of which breaks one still has them in order (fewest rules broken, then the
+#: classifier's probability) for ``if_none_fit="most_likely"``; the evidence rule gives 0.
+RULE_FACTOR = 1e-6
 #: Features along which fitting only gets likelier (1) or less likely (-1), all else equal.
 MONOTONE_FEATURES = {"memory_gb": 1, "total_memory_gb": 1, "batch_size": -1, "seq_len": -1,
                      "batch_tokens_per_memory_gb": -1, "model_state_gb_per_memory_gb": -1,
@@ -280,7 +286,8 @@ def feasibility_model(**params):
     their override (:data:`MEMORY_FLOOR_OVERRIDE`, backed by
     :data:`MEMORY_OVERRIDE_COLUMNS`, or by the need learned from
     :data:`MEMORY_NEED_FEATURES` where the log records peak memory, and from the job's own
-    earlier peak in its configuration, :data:`~leapml.features.MEASURED_PEAK`), seeded with 0.
+    earlier peak in its configuration, :data:`~leapml.features.MEASURED_PEAK`), each memory
+    rule multiplying a probability by :data:`RULE_FACTOR`, seeded with 0.
 
     Examples
     --------
@@ -298,7 +305,7 @@ def feasibility_model(**params):
         "memory_override_columns": list(MEMORY_OVERRIDE_COLUMNS),
         "memory_override_load": dict(MEMORY_OVERRIDE_LOAD),
         "memory_need_features": list(MEMORY_NEED_FEATURES), "measured_need_column": MEASURED_PEAK,
-        "random_state": 0,
+        "rule_factor": RULE_FACTOR, "random_state": 0,
     }
     return FeasibilityClassifier(**{**defaults, **params})
 
