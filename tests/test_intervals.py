@@ -94,6 +94,7 @@ def _candidates():
     ("throughput_per_cost", "tight"),
     ("lower_quantile_per_cost", "tight"),
     ("expected_utility", "steady"),
+    ("expected_throughput_per_cost", "gamble"),
 ])
 def test_each_objective_orders_by_what_it_says(objective, first):
     ranked = rank_candidates(_candidates(), cost={"steady": 1.0, "gamble": 1.0, "tight": 1.0},
@@ -107,6 +108,20 @@ def test_the_lower_quantile_passes_over_a_wide_interval():
     ranked = rank_candidates(frame, cost={"steady": 1.0, "gamble": 1.0},
                              objective="lower_quantile_per_cost")
     assert ranked["hardware_type"].tolist() == ["steady", "gamble"]
+
+
+def test_expected_throughput_per_cost_needs_no_interval_and_no_probability():
+    cost = {"steady": 1.0, "gamble": 1.0, "tight": 1.0}
+    frame = _candidates().drop(columns="throughput_low")
+    ranked = rank_candidates(frame, cost=cost, objective="expected_throughput_per_cost")
+    # 100 x 0.99, 120 x 0.99, 150 x 0.55: the likeliest throughput per cost first
+    np.testing.assert_allclose(ranked["score"], [118.8, 99.0, 82.5])
+    # without probabilities it is throughput per cost
+    blind = rank_candidates(frame.drop(columns="fit_probability"), cost=cost,
+                            objective="expected_throughput_per_cost")
+    plain = rank_candidates(frame.drop(columns="fit_probability"), cost=cost)
+    assert blind["hardware_type"].tolist() == plain["hardware_type"].tolist() == [
+        "tight", "gamble", "steady"]
 
 
 def test_objectives_name_what_they_lack():

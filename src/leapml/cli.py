@@ -33,7 +33,8 @@ __all__ = ["main"]
 
 #: The orders ``leapml rank --objective`` offers: ``leapml.ranking.OBJECTIVES``, spelled
 #: out so that ``--help`` needs no pandas (a test holds the two equal).
-_OBJECTIVES = ("throughput_per_cost", "lower_quantile_per_cost", "expected_utility")
+_OBJECTIVES = ("throughput_per_cost", "lower_quantile_per_cost", "expected_utility",
+               "expected_throughput_per_cost")
 #: What ``leapml rank --if-none-fit`` offers: ``leapml.ranking.IF_NONE_FIT``, spelled out alike.
 _IF_NONE_FIT = ("skip", "most_likely")
 

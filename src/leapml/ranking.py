@@ -15,7 +15,8 @@ import pandas as pd
 
 from leapml._frames import column_values, frame_of_arrays
 
-__all__ = ["IF_NONE_FIT", "OBJECTIVES", "REASONS", "rank_arrays", "rank_candidates"]
+__all__ = ["IF_NONE_FIT", "NEEDS_INTERVAL", "OBJECTIVES", "REASONS", "rank_arrays",
+           "rank_candidates"]
 
 
 def _fail_if_missing(frame, columns):
@@ -229,7 +230,7 @@ def rank_arrays(job_codes, hardware_codes, hardware_names, throughput, hourly, *
     feasible = np.ones(n, dtype=bool) if feasible is None else given["feasible"].astype(bool)
     low = None if throughput_low is None else given["throughput_low"].astype(np.float64)
     probability = None if fit_probability is None else given["fit_probability"].astype(np.float64)
-    score = _score(objective, hourly, low, probability, "throughput_low")
+    score = _score(objective, throughput, hourly, low, probability, "throughput_low")
     pair = job_codes * max(len(hardware_names), 1) + hardware_codes
     if n and np.unique(pair).size != n:
         duplicated = np.flatnonzero(pd.Series(pair).duplicated(keep=False).to_numpy())
@@ -266,15 +267,22 @@ def _below(probability, name, threshold):
 
 
 #: The values ``rank_candidates`` takes for ``objective``.
-OBJECTIVES = ("throughput_per_cost", "lower_quantile_per_cost", "expected_utility")
+OBJECTIVES = ("throughput_per_cost", "lower_quantile_per_cost", "expected_utility",
+              "expected_throughput_per_cost")
+#: The objectives that read the low end of a prediction interval.
+NEEDS_INTERVAL = ("lower_quantile_per_cost", "expected_utility")
 
 
-def _score(objective, hourly, low, probability, low_name):
+def _score(objective, throughput, hourly, low, probability, low_name):
     """The value of ``objective`` from arrays (None: throughput per cost, computed later)."""
     if objective not in OBJECTIVES:
         raise ValueError(f"objective must be one of {list(OBJECTIVES)}, got {objective!r}")
     if objective == "throughput_per_cost":
         return None
+    if objective == "expected_throughput_per_cost":
+        if probability is None:
+            return None
+        return throughput / hourly * np.where(np.isnan(probability), 1.0, probability)
     if low is None:
         raise ValueError(
             f"objective {objective!r} needs the low end of a prediction interval in column "
@@ -341,7 +349,14 @@ def rank_candidates(predictions, *, cost, job_col="job_id", hardware_col="hardwa
         - ``"expected_utility"``: probability of fitting (1 when unknown)
           times the low end of the interval / cost per hour, which
           discounts both uncertain and barely fitting candidates (a failed
-          launch is worth nothing).
+          launch is worth nothing);
+        - ``"expected_throughput_per_cost"``: probability of fitting (1 when
+          unknown) times predicted throughput / cost per hour, the
+          throughput per cost a launch is expected to deliver when a failed
+          launch delivers none. With a candidate's regret counted as 1 when
+          it does not fit, ranking by it puts first the candidate of the
+          least expected regret; it needs no interval. Without probabilities
+          it is ``"throughput_per_cost"``.
     low_col : str, default="throughput_low"
         Column holding the low end of the prediction interval, read by the
         objectives that use it (such as
@@ -467,7 +482,7 @@ def rank_candidates(predictions, *, cost, job_col="job_id", hardware_col="hardwa
     probability = low = None
     if fit_probability_col is not None and fit_probability_col in predictions.columns:
         probability = _float_column(predictions, fit_probability_col)
-    if objective in OBJECTIVES[1:] and low_col in predictions.columns:
+    if objective in NEEDS_INTERVAL and low_col in predictions.columns:
         low = _float_column(predictions, low_col)
     job_codes, _ = pd.factorize(predictions[job_col], sort=False, use_na_sentinel=False)
     order, added = rank_arrays(job_codes, hardware_codes, hardware_names, throughput, hourly,

@@ -23,7 +23,7 @@ import pandas as pd
 
 from ..features import PeakLog, build_features, candidate_rows, outcome_known_time
 from ..placement import same_families
-from ..ranking import IF_NONE_FIT, OBJECTIVES, rank_candidates
+from ..ranking import IF_NONE_FIT, NEEDS_INTERVAL, OBJECTIVES, rank_candidates
 from ..schema import validate_attempts, validate_hardware
 from ..training import (
     completed_between,
@@ -56,9 +56,10 @@ class PlacementBacktest:
         rankable) and ``regret`` (1 for an infeasible pick).
         ``feasibility`` is ``"learned"``, ``"none"`` (every type taken to
         fit) or ``"true"`` (the simulator's answer, a bound no scheduler has).
-        ``objective`` is the ranking objective (every one of
-        :data:`~leapml.ranking.OBJECTIVES` for a calibrated model with
-        learned feasibility; ``"throughput_per_cost"`` otherwise), and
+        ``objective`` is the ranking objective (with learned feasibility
+        every one of :data:`~leapml.ranking.OBJECTIVES` a model can answer:
+        those of :data:`~leapml.ranking.NEEDS_INTERVAL` for a calibrated
+        one only; ``"throughput_per_cost"`` otherwise), and
         ``min_fit_probability`` the threshold of a learned-feasibility pick
         (NaN for the other sources, which no threshold changes).
         ``job_history`` is what the log knew of the job at its submission
@@ -273,7 +274,10 @@ def _night(attempts, history, peaks, hardware, features, known, night, *, oracle
             intervals.append(_interval_scores(fitted, features[scored], attempts[scored],
                                               coverage, held_out).assign(night=night, policy=name))
         for source, probability in sources.items():
-            objectives = OBJECTIVES if calibrated and source == "learned" else OBJECTIVES[:1]
+            # with learned feasibility every objective (those of an interval for a calibrated
+            # model); the others give every candidate probability 0, 1 or unknown: one objective
+            objectives = OBJECTIVES[:1] if source != "learned" else [
+                o for o in OBJECTIVES if calibrated or o not in NEEDS_INTERVAL]
             # a probability of 0 or 1 (true) or NaN (none) is on the same side of every threshold
             levels = thresholds if source == "learned" else [np.nan]
             for objective in objectives:
