@@ -446,27 +446,63 @@ def test_memory_need_prose_quotes_the_kept_small_runs():
 def test_summary_placement_rows_quote_the_kept_default_runs():
     page = (DOCS / "results.md").read_text()
     percent = lambda share: f"{100 * float(share):.1f}%"  # noqa: E731
-    small = (DOCS / "results-data" / "method-levers"
-             / "placement_small_seeds012345_sampled_columns.md").read_text()
-    mean = small[small.index("mean over seeds"):]
-    def learned(text, policy):
-        return next(line.split("|")[6].strip() for line in text.splitlines()
-                    if line.startswith(f"| {policy} | learned |") and "throughput_per_cost" in line)
-    production = (DOCS / "results-data" / "method-levers"
-                  / "placement_production_seed0_most_likely_sampled_columns.md").read_text()
-    assert (f"| placement regret with learned feasibility (`small`, six fleets) | "
-            f"{percent(learned(mean, 'leap'))} | {percent(learned(mean, 'single_lightgbm'))} |") in page
-    assert (f"| the same on `production` (one fleet, three nights; a job no type fits on its "
-            f"likeliest) | "
-            f"{percent(learned(production, 'leap'))} | "
-            f"{percent(learned(production, 'single_lightgbm'))} |") in page
 
+    def learned(name, policy):  # the default objective's row
+        return percent(_kept_objective_row(name, policy, "learned",
+                                           "expected_throughput_per_cost")[5])
+
+    small, production = ("placement_small_seeds012345_rule_factor.md",
+                         "placement_production_seed0_most_likely_rule_factor.md")
+    assert (f"| placement regret with learned feasibility (`small`, six fleets) | "
+            f"{learned(small, 'leap')} | {learned(small, 'single_lightgbm')} |") in page
+    assert (f"| the same on `production` (one fleet, three nights; a job no type fits on its "
+            f"likeliest) | {learned(production, 'leap')} | "
+            f"{learned(production, 'single_lightgbm')} |") in page
+
+
+def _kept_objective_row(name, policy, feasibility, objective="throughput_per_cost"):
+    """The cells of a kept placement run's row (the mean over seeds where there is one)."""
+    text = (DOCS / "results-data" / "method-levers" / name).read_text()
+    text = text[text.index("mean over seeds"):] if "mean over seeds" in text else text
+    return next([c.strip() for c in line.strip("|").split("|")] for line in text.splitlines()
+                if line.startswith(f"| {policy} | {feasibility} |") and f"| {objective} |" in line)
 
 
 def test_placement_lead_block_quotes_the_kept_runs_of_the_default():
     """Each row of "The default of now" is a row of the kept run it names, and so is "before"."""
     page = (DOCS / "results.md").read_text()
-    block = page.split("**The default of now.**")[1].split("**The earlier runs.**")[0]
+    block = page.split("**The default of now.**")[1].split("**The shared expert samples its")[0]
+    percent = lambda share: f"{100 * float(share):.1f}%"  # noqa: E731
+    runs = {"`small`, six fleets": ("placement_small_seeds012345_rule_factor.md",
+                                    "placement_small_seeds012345_sampled_columns.md"),
+            "`production`, seed 0": ("placement_production_seed0_most_likely_rule_factor.md",
+                                     "placement_production_seed0_most_likely_sampled_columns.md")}
+    checked = 0
+    for fleet, (now, before) in runs.items():
+        for policy, feasibility, objective in (
+                ("leap", "learned", "expected_throughput_per_cost"),
+                ("leap", "learned", "throughput_per_cost"),
+                ("leap", "true", "throughput_per_cost"),
+                ("single_lightgbm", "learned", "expected_throughput_per_cost"),
+                ("single_lightgbm", "learned", "throughput_per_cost")):
+            cells = _kept_objective_row(now, policy, feasibility, objective)
+            mean = percent(cells[5])
+            if (policy, feasibility, objective) == ("leap", "learned", "expected_throughput_per_cost"):
+                mean = f"**{mean}**"
+            infeasible = "0%" if feasibility == "true" else percent(cells[7])
+            label = "true (a bound)" if feasibility == "true" else feasibility
+            earlier = percent(_kept_objective_row(before, policy, feasibility)[5])
+            line = (f"| {fleet} | {policy} | {label} | {objective.replace('_', ' ')} | {mean} | "
+                    f"{percent(cells[6])} | {infeasible} | {earlier} |")
+            assert line in block, line
+            checked += 1
+    assert checked == 10
+
+
+def test_placement_column_sampling_block_quotes_its_kept_runs():
+    """Each row of the column-sampling block is a row of the kept run it names, and so is "before"."""
+    page = (DOCS / "results.md").read_text()
+    block = page.split("**The shared expert samples its")[1].split("**The earlier runs.**")[0]
     percent = lambda share: f"{100 * float(share):.1f}%"  # noqa: E731
     kept = DOCS / "results-data" / "method-levers"
     runs = {"`small`, six fleets": ("placement_small_seeds012345_sampled_columns.md",

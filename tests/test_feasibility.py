@@ -417,12 +417,13 @@ def test_a_job_every_type_of_which_a_memory_rule_keeps_out_still_gets_its_likeli
     candidates = pd.DataFrame({"job_id": 1, "hardware_type": ["small", "mid", "large"],
                                "predicted_throughput": 100.0, "trainer_count": 1})
     cost = {"small": 1.0, "mid": 2.0, "large": 4.0}
-    picked = rank_candidates(candidates.assign(fit_probability=p), cost=cost, top_k=1,
-                             if_none_fit="most_likely")
-    assert picked["hardware_type"].tolist() == ["large"]
+    for objective in ("throughput_per_cost", "expected_throughput_per_cost"):
+        picked = rank_candidates(candidates.assign(fit_probability=p), cost=cost, top_k=1,
+                                 if_none_fit="most_likely", objective=objective)
+        assert picked["hardware_type"].tolist() == ["large"]
     # with the rules at 0 the tie among zeros goes to the cheapest type, where it cannot run
     zeros = _every_type_ruled_out(0.0)
     assert (zeros == 0).all()
     blind = rank_candidates(candidates.assign(fit_probability=zeros), cost=cost, top_k=1,
-                            if_none_fit="most_likely")
+                            if_none_fit="most_likely", objective="throughput_per_cost")
     assert blind["hardware_type"].tolist() == ["small"]

@@ -198,7 +198,7 @@ def _add_predict_and_rank(sub) -> None:
             p.add_argument("--min-fit-probability", type=float, default=0.5,
                            help="candidates less likely to fit are not ranked, when the model "
                                 "file holds a feasibility model (default: %(default)s)")
-            p.add_argument("--objective", choices=_OBJECTIVES, default=_OBJECTIVES[0],
+            p.add_argument("--objective", choices=_OBJECTIVES, default="expected_throughput_per_cost",
                            help="what orders the candidates (default: %(default)s)")
             p.add_argument("--if-none-fit", choices=_IF_NONE_FIT, default=_IF_NONE_FIT[0],
                            help="a submission no type is likely enough to fit: no rankable "

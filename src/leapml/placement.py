@@ -302,10 +302,10 @@ def place(
     feasibility=None,
     min_fit_probability: float = 0.5,
     coverage: float = 0.8,
-    objective: str = "throughput_per_cost",
+    objective: str = "expected_throughput_per_cost",
     if_none_fit: str = "skip",
 ) -> pd.DataFrame:
-    """Rank every candidate hardware type of each job by predicted throughput per cost.
+    """Rank every candidate hardware type of each job by expected throughput per cost.
 
     :func:`predict_candidates` followed by :func:`~leapml.rank_candidates`
     with the catalog's cost per device-hour (times the job's trainer count).

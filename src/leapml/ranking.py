@@ -146,7 +146,7 @@ def _most_likely(job_codes, rankable, eligible, probability):
 
 def rank_arrays(job_codes, hardware_codes, hardware_names, throughput, hourly, *,
                 fit_probability=None, min_fit_probability=0.5, feasible=None, top_k=None,
-                objective="throughput_per_cost", throughput_low=None, if_none_fit="skip"):
+                objective="expected_throughput_per_cost", throughput_low=None, if_none_fit="skip"):
     """The ranking of :func:`rank_candidates`, on arrays: one entry per candidate.
 
     For callers that hold their candidates as arrays already (such as
@@ -309,9 +309,13 @@ def _block_size(job_codes) -> int:
 def rank_candidates(predictions, *, cost, job_col="job_id", hardware_col="hardware_type",
                     prediction_col="predicted_throughput", feasible_col=None, top_k=None,
                     trainer_col="trainer_count", fit_probability_col="fit_probability",
-                    min_fit_probability=0.5, objective="throughput_per_cost",
+                    min_fit_probability=0.5, objective="expected_throughput_per_cost",
                     low_col="throughput_low", if_none_fit="skip"):
     """Order each job's candidate hardware types by predicted throughput per unit cost.
+
+    By default each candidate's throughput per cost is weighted by its
+    probability of fitting, where ``predictions`` has one (a failed launch
+    delivers nothing; see ``objective``).
 
     Parameters
     ----------
@@ -340,8 +344,9 @@ def rank_candidates(predictions, *, cost, job_col="job_id", hardware_col="hardwa
     min_fit_probability : float, default=0.5
         Candidates whose probability of fitting is below this are not
         rankable.
-    objective : str, default="throughput_per_cost"
-        What orders each job's rankable candidates, best first:
+    objective : str, default="expected_throughput_per_cost"
+        What orders each job's rankable candidates, best first (without
+        ``fit_probability_col`` the default is throughput per cost):
 
         - ``"throughput_per_cost"``: predicted throughput / cost per hour;
         - ``"lower_quantile_per_cost"``: the low end of the prediction
