@@ -109,27 +109,22 @@ class FeasibilityClassifier(ClassifierMixin, BaseEstimator):
         configuration of a key counts. ``memory_ceiling_columns`` reads it
         too.
     memory_floor_ratio : float in (0, 1], default=1.0
-        How far below its floor a row's memory may go before the floor keeps
-        it out: probability 0 where ``memory_gb < memory_floor_ratio *
-        floor``. ``1`` keeps out everything below the floor; a smaller ratio
-        lets the classifier judge devices somewhat smaller than any a
-        configuration was seen fitting on.
+        Probability 0 where ``memory_gb < memory_floor_ratio * floor``: a
+        ratio below 1 lets the classifier judge devices somewhat smaller
+        than any a configuration was seen fitting on.
     memory_floor_override : float in (0, 1] or None, default=None
-        The probability of fitting, from the classifier itself, at or above
-        which a row below its floor keeps that probability: the floor then
-        keeps out only what the classifier is less sure of. Below a floor the
-        log rarely shows an ``oom``, so the classifier's confidence there is
-        an extrapolation; a bar near 1 trusts it only where it is nearly
-        certain. ``None``: the floor keeps out every row below it.
+        The classifier's probability at or above which a row below its floor
+        keeps it. Below a floor the log rarely shows an ``oom``, so that
+        confidence is an extrapolation: a bar near 1 trusts it only where it
+        is nearly certain. ``None``: the floor keeps out every row below it.
     memory_override_columns : list of tuple of str, default=None
         Keys that must back ``memory_floor_override``: a row below its floor
         keeps the classifier's probability only if, for each tuple, a
         configuration of its key (e.g. ``("model_family", "precision",
         "parallelism")``) needing at least as much by every
         ``memory_override_load`` column fitted in ``fit`` on at most the
-        row's memory. A coarser key than the floor's, it lets the classifier
-        judge only memory the log has seen similar work fit in. ``None``:
-        the bar alone decides.
+        row's memory: the classifier judges only memory the log has seen
+        similar work fit in.
     memory_override_load : dict of str to int, default=None
         Columns along which a configuration needs more memory, for
         ``memory_override_columns``, as ``memory_floor_load`` is for the
@@ -139,10 +134,9 @@ class FeasibilityClassifier(ClassifierMixin, BaseEstimator):
         let fit: for each tuple of column names, a row whose key ran out of
         memory in ``fit`` (the class that is not the fitting one) on at
         least as much memory as the row's, with a configuration needing no
-        more by every ``memory_floor_load`` column, gets probability 0 of
-        fitting. The mirror of ``memory_floor_columns``: what ran out of
-        memory with less to hold runs out with more. Needs DataFrame input
-        with these columns and ``memory_gb``. ``None``: no such rule.
+        more by every ``memory_floor_load`` column, gets probability 0: what
+        ran out of memory with less to hold runs out with more. Needs
+        DataFrame input with these columns and ``memory_gb``.
     memory_need_features : list of str, default=None
         Columns from which to learn the memory one trainer needs, when ``fit``
         gets the runs' measured ``peak_memory_gb``: columns that do not
@@ -177,25 +171,16 @@ class FeasibilityClassifier(ClassifierMixin, BaseEstimator):
         with a measured need is judged by it in place of the predicted one,
         and below its floor by a margin of its own
         (``memory_measured_margin_``); where the classifier gives it at least
-        ``memory_need_override`` and its headroom clears that margin, its
-        memory ceiling, learned from other jobs of its key running out of
-        memory, does not keep it out either. Needs DataFrame input with the column
-        and ``memory_gb``. ``None``: no such column.
+        ``memory_need_override`` and its headroom clears that margin, other
+        jobs' memory ceilings do not keep it out either. Needs DataFrame
+        input with the column and ``memory_gb``.
     rule_factor : float in [0, 1], default=0.0
-        What each memory rule a row breaks (a memory floor, a memory ceiling)
-        multiplies its probability of fitting by; where the parameters above
-        say such a rule gives probability 0, they mean this factor. ``0``: a
-        memory rule sets it to 0. A small factor (the library's default
-        model, :func:`leapml.training.feasibility_model`, uses ``1e-6``)
-        keeps such rows far below any useful threshold but keeps them in
-        order: by the number of memory rules they break, then by the
-        classifier's own probability, which rises with the memory a type
-        has. A job every candidate of which breaks a rule then still has a
-        most likely one, which ``if_none_fit="most_likely"`` of
-        :func:`~leapml.ranking.rank_candidates` picks, rather than a tie
-        among zeros that the ranking would break by throughput per cost
-        alone. ``evidence_columns`` always gives 0: a family or precision
-        the log never saw complete on a type is not a judgment of memory.
+        What each memory rule a row breaks (floor, ceiling) multiplies its
+        probability by; "probability 0" above means this factor. A small one
+        (``1e-6`` in :func:`leapml.training.feasibility_model`) keeps such
+        rows below any threshold but in order (fewest rules broken, then the
+        classifier), so that ``if_none_fit="most_likely"`` gives a job all
+        of whose candidates break one its likeliest. The evidence rule gives 0.
 
     Attributes
     ----------
@@ -611,7 +596,5 @@ _KEY_OPTIONS = {"floor": ("memory_floor_columns", "memory_floor_load"),
 
 def _fitting_class(labels):
     """The label that means "it fitted": ``True`` or ``"ok"``, or None."""
-    for fitted in (True, "ok"):
-        if any(c == fitted and type(c) is type(fitted) for c in labels):
-            return fitted
-    return None
+    return next((fitted for fitted in (True, "ok")
+                 if any(c == fitted and type(c) is type(fitted) for c in labels)), None)
