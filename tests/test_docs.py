@@ -781,3 +781,15 @@ def test_regret_gap_table_quotes_the_kept_run():
             - float(cells["this_configuration"][4]))
     alone = float(cells["all"][1]) - float(cells["new"][4])
     assert f"every job the log has seen would leave {seen:.1f}%; on new jobs alone, {alone:.1f}%" in flat
+    # and with the default of now
+    latest = (DOCS / "results-data" / "method-levers"
+              / "regret_gap_production_seed0_expected_objective.md").read_text()
+    assert latest.strip() in page
+    last = {line.split("|")[1].strip(): [c.strip() for c in line.strip("|").split("|")[1:]]
+            for line in latest.strip().splitlines()[2:]}
+    seen = (float(last["all"][1]) - float(last["other_configuration"][4])
+            - float(last["this_configuration"][4]))
+    assert f"every job the log has seen would now leave {seen:.1f}%" in flat
+    assert f"on new jobs alone, {float(last['all'][1]) - float(last['new'][4]):.1f}%." in flat
+    assert f"the gap from {cells['all'][4]} to {last['all'][4]} points" in flat
+    assert f"New jobs still carry {last['new'][4]} of it, {last['new'][6]} in" in flat
