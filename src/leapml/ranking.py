@@ -271,27 +271,28 @@ OBJECTIVES = ("throughput_per_cost", "lower_quantile_per_cost", "expected_utilit
               "expected_throughput_per_cost")
 #: The objectives that read the low end of a prediction interval.
 NEEDS_INTERVAL = ("lower_quantile_per_cost", "expected_utility")
+#: The objectives weighted by the probability of fitting.
+_WEIGHTED = ("expected_utility", "expected_throughput_per_cost")
 
 
 def _score(objective, throughput, hourly, low, probability, low_name):
     """The value of ``objective`` from arrays (None: throughput per cost, computed later)."""
     if objective not in OBJECTIVES:
         raise ValueError(f"objective must be one of {list(OBJECTIVES)}, got {objective!r}")
-    if objective == "throughput_per_cost":
+    weighted = objective in _WEIGHTED and probability is not None
+    if objective == "throughput_per_cost" or (objective == "expected_throughput_per_cost"
+                                              and not weighted):
         return None
-    if objective == "expected_throughput_per_cost":
-        if probability is None:
-            return None
-        return throughput / hourly * np.where(np.isnan(probability), 1.0, probability)
-    if low is None:
-        raise ValueError(
-            f"objective {objective!r} needs the low end of a prediction interval in column "
-            f"{low_name!r} (a calibrated model: fit_window(..., calibration_days=1))"
-        )
-    if ((low < 0) | np.isinf(low)).any():
-        raise ValueError(f"{low_name!r} must be >= 0 and finite (or NaN)")
-    score = low / hourly
-    if objective == "expected_utility" and probability is not None:
+    if objective in NEEDS_INTERVAL:
+        if low is None:
+            raise ValueError(
+                f"objective {objective!r} needs the low end of a prediction interval in column "
+                f"{low_name!r} (a calibrated model: fit_window(..., calibration_days=1))"
+            )
+        if ((low < 0) | np.isinf(low)).any():
+            raise ValueError(f"{low_name!r} must be >= 0 and finite (or NaN)")
+    score = (low if objective in NEEDS_INTERVAL else throughput) / hourly
+    if weighted:  # a failed launch is worth nothing; an unknown probability weighs 1
         score = score * np.where(np.isnan(probability), 1.0, probability)
     return score
 
