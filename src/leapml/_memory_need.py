@@ -23,6 +23,27 @@ HEADROOM = "memory_headroom"
 MIN_PEAK_ROWS = 50
 
 
+def check_products(X, products) -> None:
+    """Check ``memory_need_products``: tuples of names of numeric columns of the frame ``X``."""
+    if any(isinstance(p, str) or not all(isinstance(c, str) for c in p) for p in products):
+        raise ValueError(f"memory_need_products must be a list of tuples of column names, got {products!r}")
+    require_columns(X, products, "memory_need_products")
+    text = sorted({c for p in products for c in p if not pd.api.types.is_numeric_dtype(X[c])})
+    if text:
+        raise ValueError(f"memory_need_products multiplies numeric columns; {text} are not")
+
+
+def need_matrix(X, columns, products) -> np.ndarray:
+    """The need model's matrix: ``X``'s ``columns``, then the log of each product of columns in
+    ``products`` (positions in ``X``; NaN where a product is not positive or unknown)."""
+    logs = []
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        for factors in products:
+            product = np.prod(X[:, list(factors)], axis=1)
+            logs.append(np.where(product > 0, np.log(np.where(product > 0, product, 1.0)), np.nan))
+    return np.column_stack([X[:, columns], *logs]) if logs else X[:, columns]
+
+
 def configuration_folds(X_need: np.ndarray) -> np.ndarray:
     """0 or 1 for each row, the same for every row of one configuration (a hash of its values)."""
     hashed = pd.util.hash_pandas_object(pd.DataFrame(X_need), index=False).to_numpy()

@@ -41,9 +41,11 @@ from leapml._memory_need import (
     HEADROOM,
     MIN_PEAK_ROWS,
     best_need,
+    check_products,
     fit_need,
     headroom,
     measured_margin,
+    need_matrix,
     predict_need,
     read_measured,
 )
@@ -75,56 +77,42 @@ class FeasibilityClassifier(ClassifierMixin, BaseEstimator):
     random_state : int, RandomState instance or None, default=None
         Seeds LightGBM; an int gives identical models on every fit.
     evidence_columns : list of tuple of str, default=None
-        Keys that must have been seen fitting: for each tuple of column names
-        (e.g. ``("model_family", "hardware_type")``), a row whose values of
-        those columns never came with the fitting class in ``fit`` gets
-        probability 0 of fitting. A log holds only what a scheduler tried, so
-        it cannot teach a classifier that a family's software or a precision
-        does not run on a type; this keeps such untried pairs out. Needs
-        DataFrame input with these columns. ``None``: no such rule.
+        Keys that must have been seen fitting: a row whose key (e.g.
+        ``("model_family", "hardware_type")``) never came with the fitting
+        class in ``fit`` gets probability 0 (a log cannot teach that a
+        family's software does not run on a type). ``None``: no such rule.
     monotone : dict of str to int, default=None
         Features along which the probability of fitting may only rise
         (``1``, e.g. device memory) or only fall (``-1``, e.g. batch size),
         by name; needs DataFrame input with these columns. It carries what a
         log shows near the limit to configurations nobody tried.
     memory_floor_columns : list of tuple of str, default=None
-        Keys below whose smallest fitting memory nothing is let fit: for each
-        tuple of column names (e.g. ``("model_type", "precision",
-        "parallelism")``), a row whose values of those columns were seen
-        fitting in ``fit``, but only on devices with more memory
-        (``memory_gb``) than the row's, gets probability 0 of fitting. A log
-        shows a model where a scheduler put it, rarely on smaller memory, so
-        a classifier has no ``oom`` to learn the limit there from; this keeps
-        such untried territory out (keys never seen fitting get no such rule).
-        Needs DataFrame input with these columns and ``memory_gb``. ``None``:
-        no such rule.
+        Keys below whose smallest fitting memory nothing is let fit: a row
+        whose key (e.g. ``("model_type", "precision", "parallelism")``) was
+        seen fitting in ``fit`` only on more memory (``memory_gb``) than the
+        row's gets probability 0. A log rarely shows a model on smaller memory
+        than a scheduler put it on, so no ``oom`` teaches the limit there.
+        Needs DataFrame input with these columns and ``memory_gb``.
     memory_floor_load : dict of str to int, default=None
-        Columns along which a configuration needs more memory, by name:
-        ``1`` when larger needs more (e.g. ``batch_size``), ``-1`` when
-        smaller does (e.g. ``trainer_count``, which shards state). A row's
-        floor is then the smallest memory on which a configuration of its key
-        needing at least as much by every such column fitted (one needing
-        less says nothing of this one); when none did, the key's smallest
-        fitting memory. Missing values count as 0. ``None``: every
-        configuration of a key counts. ``memory_ceiling_columns`` reads it
-        too.
+        Columns along which a configuration needs more memory: ``1`` when
+        larger needs more (``batch_size``), ``-1`` when smaller does
+        (``trainer_count``). A row's floor is the smallest memory on which a
+        configuration of its key needing as much by every such column fitted
+        (else the key's smallest); NaN counts as 0. ``None``: every
+        configuration counts. ``memory_ceiling_columns`` reads it too.
     memory_floor_ratio : float in (0, 1], default=1.0
         Probability 0 where ``memory_gb < memory_floor_ratio * floor``: a
         ratio below 1 lets the classifier judge devices somewhat smaller
         than any a configuration was seen fitting on.
     memory_floor_override : float in (0, 1] or None, default=None
         The classifier's probability at or above which a row below its floor
-        keeps it. Below a floor the log rarely shows an ``oom``, so that
-        confidence is an extrapolation: a bar near 1 trusts it only where it
-        is nearly certain. ``None``: the floor keeps out every row below it.
+        keeps it (a bar near 1 trusts only near certainty). ``None``: none.
     memory_override_columns : list of tuple of str, default=None
         Keys that must back ``memory_floor_override``: a row below its floor
-        keeps the classifier's probability only if, for each tuple, a
-        configuration of its key (e.g. ``("model_family", "precision",
-        "parallelism")``) needing at least as much by every
-        ``memory_override_load`` column fitted in ``fit`` on at most the
-        row's memory: the classifier judges only memory the log has seen
-        similar work fit in.
+        keeps the classifier's probability only if a configuration of its key
+        (e.g. ``("model_family", "precision", "parallelism")``) needing as
+        much by every ``memory_override_load`` column fitted on at most the
+        row's memory.
     memory_override_load : dict of str to int, default=None
         Columns along which a configuration needs more memory, for
         ``memory_override_columns``, as ``memory_floor_load`` is for the
@@ -153,6 +141,11 @@ class FeasibilityClassifier(ClassifierMixin, BaseEstimator):
         ``memory_override_columns``. Needs DataFrame input with these columns
         and ``memory_gb``. ``None``, or fewer than 50 peaks in ``fit``: no
         need model.
+    memory_need_products : list of tuple of str, default=None
+        Products of numeric columns whose log the need model also reads, e.g.
+        ``[("flops_per_sample", "batch_size")]``, the FLOPs of one trainer's
+        step, which its activations grow with (a tree splits on one column at
+        a time). NaN where a factor is unknown or not positive.
     memory_need_quantile : float in (0, 1), default=0.9
         With a need model, the headroom a row below its floor must have to
         keep the classifier's probability: this quantile of the completed
@@ -176,11 +169,10 @@ class FeasibilityClassifier(ClassifierMixin, BaseEstimator):
         input with the column and ``memory_gb``.
     rule_factor : float in [0, 1], default=0.0
         What each memory rule a row breaks (floor, ceiling) multiplies its
-        probability by; "probability 0" above means this factor. A small one
-        (``1e-6`` in :func:`leapml.training.feasibility_model`) keeps such
-        rows below any threshold but in order (fewest rules broken, then the
-        classifier), so that ``if_none_fit="most_likely"`` gives a job all
-        of whose candidates break one its likeliest. The evidence rule gives 0.
+        probability by ("probability 0" above). A small one (``1e-6`` in
+        :func:`leapml.training.feasibility_model`) keeps such rows below any
+        threshold but in order (fewest rules broken, then the classifier),
+        for ``if_none_fit="most_likely"``. The evidence rule gives 0.
 
     Attributes
     ----------
@@ -194,9 +186,8 @@ class FeasibilityClassifier(ClassifierMixin, BaseEstimator):
         the fitting class (``True`` or ``"ok"``) in ``fit``.
     memory_floor_ : list of dict
         For each tuple of ``memory_floor_columns``, by value tuple: rows
-        ``[*load, memory]``, each ``memory_floor_load`` configuration (signed
-        so that larger needs more) seen with the fitting class and its
-        smallest ``memory_gb``.
+        ``[*load, memory]``, each configuration (signed so that larger needs
+        more) seen fitting and its smallest ``memory_gb``.
     memory_override_ : list of dict
         As ``memory_floor_``, for each tuple of ``memory_override_columns``
         (configurations by ``memory_override_load``).
@@ -205,14 +196,11 @@ class FeasibilityClassifier(ClassifierMixin, BaseEstimator):
         or ``None`` when none was fitted.
     memory_need_margin_ : float
         The ``memory_need_quantile`` of the completed runs' log of measured
-        over out-of-fold predicted need: the headroom a row below its floor
-        needs to keep the classifier's probability (``nan`` without a need model).
+        over out-of-fold predicted need (``nan`` without a need model).
     memory_measured_margin_ : float
-        As ``memory_need_margin_``, for rows with a measured need: the
-        ``memory_need_quantile`` of the completed runs' log of measured peak
-        over the need measured before (``nan`` without a need model, or with
-        fewer than 50 such runs: such rows then answer to
-        ``memory_need_margin_``).
+        As ``memory_need_margin_``, for rows with a measured need, over the
+        need measured before (``nan`` with fewer than 50 such runs: such rows
+        then answer to ``memory_need_margin_``).
     memory_ceiling_ : list of dict
         For each tuple of ``memory_ceiling_columns``, by value tuple: rows
         ``[*load, memory]``, each configuration seen running out of memory
@@ -257,6 +245,7 @@ class FeasibilityClassifier(ClassifierMixin, BaseEstimator):
         "memory_override_columns": [list, None],
         "memory_override_load": [dict, None],
         "memory_need_features": [list, None],
+        "memory_need_products": [list, None],
         "memory_need_quantile": [Interval(Real, 0, 1, closed="neither")],
         "memory_need_override": [Interval(Real, 0, 1, closed="right"), None],
         "measured_need_column": [str, None],
@@ -268,8 +257,8 @@ class FeasibilityClassifier(ClassifierMixin, BaseEstimator):
                  monotone=None, memory_floor_columns=None, memory_floor_load=None,
                  memory_ceiling_columns=None, memory_floor_ratio=1.0, memory_floor_override=None,
                  memory_override_columns=None, memory_override_load=None,
-                 memory_need_features=None, memory_need_quantile=0.9, memory_need_override=0.9,
-                 measured_need_column=None, rule_factor=0.0):
+                 memory_need_features=None, memory_need_products=None, memory_need_quantile=0.9,
+                 memory_need_override=0.9, measured_need_column=None, rule_factor=0.0):
         self.n_estimators = n_estimators
         self.learning_rate = learning_rate
         self.num_leaves = num_leaves
@@ -286,6 +275,7 @@ class FeasibilityClassifier(ClassifierMixin, BaseEstimator):
         self.memory_override_columns = memory_override_columns
         self.memory_override_load = memory_override_load
         self.memory_need_features = memory_need_features
+        self.memory_need_products = memory_need_products
         self.memory_need_quantile = memory_need_quantile
         self.memory_need_override = memory_need_override
         self.measured_need_column = measured_need_column
@@ -335,7 +325,7 @@ class FeasibilityClassifier(ClassifierMixin, BaseEstimator):
         """
         import lightgbm as lgb
 
-        evidence_keys = self._evidence_keys(X)
+        evidence_keys = key_columns(X, self.evidence_columns, "evidence_columns")
         floor_keys, memory, load = self._floor_keys(X, "floor")
         ceiling_keys, ceiling_memory, ceiling_load = self._floor_keys(X, "ceiling")
         backing_keys, backing_memory, backing_load = self._floor_keys(X, "backing")
@@ -412,7 +402,7 @@ class FeasibilityClassifier(ClassifierMixin, BaseEstimator):
             return self._read_measured(self._validate_X(X, reset=False), measured), None, None, None
         device_memory = self._need_memory(X)
         X = self._read_measured(self._validate_X(X, reset=False), measured)
-        log_need = predict_need(self.memory_need_, X[:, self._need_columns()], self.n_jobs)
+        log_need = predict_need(self.memory_need_, self._need_matrix(X), self.n_jobs)
         margin = np.full(len(X), self.memory_need_margin_)
         own = np.zeros(len(X), dtype=bool) if measured is None else measured[1] > 0
         if measured is not None:
@@ -462,7 +452,7 @@ class FeasibilityClassifier(ClassifierMixin, BaseEstimator):
         if room is not None and self.memory_need_override is not None:
             with np.errstate(invalid="ignore"):  # NaN headroom: not heard
                 heard = (probability >= self.memory_need_override) & (room >= margin)
-        for seen, key in zip(self.evidence_, self._evidence_keys(X), strict=True):
+        for seen, key in zip(self.evidence_, key_columns(X, self.evidence_columns, "evidence_columns"), strict=True):
             untried = np.array([pair not in seen for pair in zip(*key, strict=True)], dtype=bool)
             probability[untried] = 0.0
         if self.memory_floor_columns:
@@ -485,6 +475,16 @@ class FeasibilityClassifier(ClassifierMixin, BaseEstimator):
             probability[ceiled] *= self.rule_factor
         return probability
 
+    def predict_memory_need(self, X):
+        """GB one trainer of each row needs, as the need model predicts it from
+        ``memory_need_features`` (not a measured need); NaN without a need model."""
+        check_is_fitted(self)
+        encoded = self._validate_X(X, reset=False)
+        if self.memory_need_ is None:
+            return np.full(len(encoded), np.nan)
+        self._need_memory(X)  # checks the need model's columns
+        return np.exp(predict_need(self.memory_need_, self._need_matrix(encoded), self.n_jobs))
+
     def _lightgbm_params(self):
         """The LightGBM parameters the classifier and the need model share."""
         return {"learning_rate": float(self.learning_rate), "num_leaves": int(self.num_leaves),
@@ -497,13 +497,16 @@ class FeasibilityClassifier(ClassifierMixin, BaseEstimator):
     def _need_memory(self, X):
         """``memory_gb`` of ``X`` as floats, checking that ``X`` has the need model's columns."""
         require_columns(X, [(*self.memory_need_features, MEMORY_COLUMN)], "memory_need_features")
+        check_products(X, self.memory_need_products or [])
         return pd.to_numeric(X[MEMORY_COLUMN], errors="coerce").to_numpy(dtype=float,
                                                                           na_value=np.nan)
 
-    def _need_columns(self):
-        """Positions of ``memory_need_features`` among the fitted features."""
+    def _need_matrix(self, X):
+        """The need model's input: ``memory_need_features``, then the logs of the products."""
         names = [str(n) for n in self.feature_names_in_]
-        return [names.index(name) for name in self.memory_need_features]
+        return need_matrix(X, [names.index(name) for name in self.memory_need_features],
+                           [[names.index(name) for name in product]
+                            for product in self.memory_need_products or []])
 
     def _measured(self, X):
         """``memory_gb`` and ``measured_need_column`` of ``X`` as floats (NaN where the
@@ -533,10 +536,11 @@ class FeasibilityClassifier(ClassifierMixin, BaseEstimator):
         known = fitted & np.isfinite(peak) & (peak > 0)
         if known.sum() < MIN_PEAK_ROWS:
             return X  # too few peaks to learn a need from
-        columns = self._need_columns()
-        categorical = [i for i, j in enumerate(columns) if self.categories_[j] is not None]
+        names = [str(n) for n in self.feature_names_in_]
+        categorical = [i for i, name in enumerate(self.memory_need_features)
+                       if self.categories_[names.index(name)] is not None]
         self.memory_need_, need, self.memory_need_margin_ = fit_need(
-            X[:, columns], peak, known, categorical=categorical, params=self._lightgbm_params(),
+            self._need_matrix(X), peak, known, categorical=categorical, params=self._lightgbm_params(),
             rounds=int(self.n_estimators), quantile=self.memory_need_quantile)
         if measured is not None:
             self.memory_measured_margin_ = measured_margin(peak, measured[1], known,
@@ -560,10 +564,6 @@ class FeasibilityClassifier(ClassifierMixin, BaseEstimator):
         if bad:
             raise ValueError(f"monotone values must be -1, 0 or 1, got {bad}")
         return [int(monotone.get(name, 0)) for name in names] or [0] * n_features
-
-    def _evidence_keys(self, X):
-        """Each ``evidence_columns`` tuple's columns of ``X``, as arrays of text."""
-        return key_columns(X, self.evidence_columns, "evidence_columns")
 
     def _floor_keys(self, X, kind):
         """:func:`signed_keys` of the key columns of ``kind`` (``"floor"``, ``"ceiling"`` or

@@ -42,7 +42,7 @@ _BEFORE_PARAMETER = {"router": "multiclass", "combine": "hard", "expert_overlap"
 
 #: FeasibilityClassifier parameters that hold a list of column tuples (JSON has no tuple).
 _KEY_LIST_PARAMETERS = ("evidence_columns", "memory_floor_columns", "memory_ceiling_columns",
-                        "memory_override_columns")
+                        "memory_override_columns", "memory_need_products")
 
 #: Name written in every model file, so that other files are refused.
 MODEL_FORMAT = "leapml-model"
@@ -589,7 +589,8 @@ def _feasibility_from_members(members):
             "memory_measured_margin_ is not a number")
     classifier.memory_measured_margin_ = math.nan if measured is None else float(measured)
     classifier.memory_need_ = None if need is None else _submodel_from_entry(
-        need, members, len(params.get("memory_need_features") or []), 1)
+        need, members, len(params.get("memory_need_features") or [])
+        + len(params.get("memory_need_products") or []), 1)
     booster = entry["booster_"]
     classifier.booster_ = None if booster is None else _submodel_from_entry(
         booster, members, n_features + (need is not None), 1)

@@ -324,7 +324,8 @@ def fit_feasibility(
     The labels are the attempts' statuses in the window: ``ok`` (it fitted)
     against ``oom`` (it ran out of memory); other failures say nothing about
     memory and are left out. The features are :func:`build_features`'
-    columns of :data:`FEASIBILITY_FEATURES`.
+    columns of :data:`FEASIBILITY_FEATURES`, and those of the model's
+    ``memory_need_products`` where it multiplies others.
 
     Parameters
     ----------
@@ -379,7 +380,8 @@ def fit_feasibility(
         extra["peak_memory_gb"] = pd.to_numeric(attempts.loc[window, "peak_memory_gb"]).to_numpy(
             dtype=float, na_value=np.nan)
     model = clone(model)
-    X = X.loc[window, FEASIBILITY_FEATURES]
+    products = [c for key in model.get_params().get("memory_need_products") or [] for c in key]
+    X = X.loc[window, list(dict.fromkeys([*FEASIBILITY_FEATURES, *products]))]
     if getattr(model, "measured_need_column", None) is not None:
         if "peak_memory_gb" in attempts.columns:
             X = with_measured_peaks(X, model, attempts.loc[window], PeakLog.of(
