@@ -793,3 +793,41 @@ def test_regret_gap_table_quotes_the_kept_run():
     assert f"on new jobs alone, {float(last['all'][1]) - float(last['new'][4]):.1f}%." in flat
     assert f"the gap from {cells['all'][4]} to {last['all'][4]} points" in flat
     assert f"New jobs still carry {last['new'][4]} of it, {last['new'][6]} in" in flat
+
+
+def test_the_need_product_paragraph_quotes_its_kept_runs():
+    """The need-model table and the placement figures of "Tried, not kept: the FLOPs of a step"."""
+    page = (DOCS / "results.md").read_text()
+    block = page.split("**Tried, not kept: the FLOPs of a step")[1].split("**The shared expert")[0]
+    kept = DOCS / "results-data" / "method-levers"
+    percent = lambda share: f"{100 * float(share):.1f}%"  # noqa: E731
+    checked = 0
+    for fleet in ("small", "production"):
+        rows = {}
+        for line in (kept / f"need_model_error_{fleet}_seed0.md").read_text().splitlines():
+            cells = [c.strip() for c in line.strip("|").split("|")]
+            if len(cells) == 5 and cells[1] in ("default", "with products"):
+                rows[cells[0], cells[1]] = cells
+        for label, slice_ in (("all", "all"), ("new jobs", "new jobs")):
+            before, after = rows[slice_, "default"], rows[slice_, "with products"]
+            line = (f"| `{fleet}` | {label} | {before[3]} -> {after[3]} | "
+                    f"{percent(before[4])} -> {percent(after[4])} |")
+            assert line in block, line
+            checked += 1
+        rare = "new jobs, model type under 30 peaks"
+        before, after = rows[rare, "default"], rows[rare, "with products"]
+        assert (f"under 30 peaks ({float(before[2]):.0f} a night) | {before[3]} -> {after[3]} | "
+                f"{percent(before[4])} -> {percent(after[4])} |") in block
+    assert checked == 4
+    now = "placement_production_seed0_most_likely_rule_factor.md"
+    tried = "placement_production_seed0_most_likely_need_products.md"
+    assert f"kept in `{tried}`" in block
+    objective = "expected_throughput_per_cost"
+    leap, single = (_kept_objective_row(tried, p, "learned", objective) for p in ("leap", "single_lightgbm"))
+    leap_now, single_now = (_kept_objective_row(now, p, "learned", objective)
+                            for p in ("leap", "single_lightgbm"))
+    assert (f"{percent(leap[5])} regret by the default objective (p90 {percent(leap[6])}) at\n"
+            f"{percent(leap[7])} infeasible\npicks, against {percent(leap_now[5])} at "
+            f"{percent(leap_now[7])}").replace("\n", " ") in " ".join(block.split())
+    assert f"the single model {percent(single[5])} against {percent(single_now[5])}" in " ".join(
+        block.split())

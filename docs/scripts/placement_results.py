@@ -13,6 +13,7 @@ feasibility model as it was before its memory floors and ceilings;
 classifier's word alone; ``--no-memory-need`` without the memory need learned
 from the runs' peak memory (nor the job's own earlier peak),
 ``--no-measured-need`` without the job's own earlier peak alone,
+``--need-products`` with the FLOPs of a trainer's step in the need model,
 ``--memory-need-quantile 0.8`` with a smaller margin below the floors;
 ``--if-none-fit most_likely`` gives a job no type is likely enough to fit
 its most likely type instead of a failed launch; ``--rule-factor 0`` lets
@@ -78,6 +79,10 @@ def main() -> None:
     parser.add_argument("--no-measured-need", action="store_true",
                         help="the default feasibility model without the job's own earlier peak "
                              "in its configuration (measured_need_column=None)")
+    parser.add_argument("--need-products", action="store_true",
+                        help="the default feasibility model, its need model also reading the "
+                             "FLOPs of a trainer's step (memory_need_products="
+                             "[('flops_per_sample', 'batch_size')])")
     parser.add_argument("--no-memory-ceilings", action="store_true",
                         help="the default feasibility model without its memory ceilings")
     parser.add_argument("--if-none-fit", choices=IF_NONE_FIT, default=IF_NONE_FIT[0],
@@ -147,6 +152,8 @@ def _feasibility(args):
         levers.update(memory_need_features=None, measured_need_column=None)
     if args.no_measured_need:
         levers["measured_need_column"] = None
+    if args.need_products:
+        levers["memory_need_products"] = [("flops_per_sample", "batch_size")]
     if args.memory_need_quantile is not None:
         levers["memory_need_quantile"] = args.memory_need_quantile
     if args.no_override_backing:
