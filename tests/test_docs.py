@@ -831,3 +831,36 @@ def test_the_need_product_paragraph_quotes_its_kept_runs():
             f"{percent(leap_now[7])}").replace("\n", " ") in " ".join(block.split())
     assert f"the single model {percent(single[5])} against {percent(single_now[5])}" in " ".join(
         block.split())
+
+
+def test_the_second_production_fleet_paragraph_quotes_its_kept_run():
+    page = " ".join((DOCS / "results.md").read_text().split())
+    block = page.split("**A second `production` fleet.**")[1].split("**Tried, not kept")[0]
+    percent = lambda share: f"{100 * float(share):.1f}%"  # noqa: E731
+    seed0 = "placement_production_seed0_most_likely_rule_factor.md"
+    seed1 = "placement_production_seed1_most_likely_default_of_now.md"
+    objective = "expected_throughput_per_cost"
+    leap = _kept_objective_row(seed1, "leap", "learned", objective)
+    assert f"leap **{percent(leap[5])}** by the default objective (p90 {percent(leap[6])})" in block
+    assert f"at {percent(leap[7])} infeasible picks" in block
+    assert (f"{percent(_kept_objective_row(seed1, 'leap', 'learned')[5])} by throughput per cost, "
+            f"{percent(_kept_objective_row(seed1, 'leap', 'true')[5])} with true feasibility") in block
+    single = _kept_objective_row(seed1, "single_lightgbm", "learned", objective)
+    assert f"the single model {percent(single[5])}" in block
+
+    def pooled(policy, column):
+        rows = [_kept_objective_row(name, policy, "learned", objective) for name in (seed0, seed1)]
+        jobs = [int(r[4]) for r in rows]
+        return percent(sum(float(r[column]) * n for r, n in zip(rows, jobs, strict=True)) / sum(jobs))
+
+    text = (DOCS / "results-data" / "method-levers" / seed1).read_text()
+    scores = next(line for line in text.splitlines() if line.startswith("| 0.500 |")).split("|")
+    assert f"Precision and recall at 0.5 on seed 1: {scores[4].strip()} and {scores[5].strip()}" in block
+    coverage = {line.split("|")[2].strip(): line.split("|")[5].strip()
+                for line in text.splitlines() if line.startswith("| leap | ")}
+    assert (f"intervals cover {percent(coverage['all'])} (new jobs "
+            f"{percent(coverage['job_new'])})") in block
+    jobs = sum(int(_kept_objective_row(n, "leap", "learned", objective)[4]) for n in (seed0, seed1))
+    assert (f"Over the two fleets ({jobs:,} jobs) the default's mean regret is "
+            f"**{pooled('leap', 5)}** at {pooled('leap', 7)} infeasible picks, against "
+            f"{pooled('single_lightgbm', 5)} for the single model") in block
