@@ -92,7 +92,7 @@ class FeasibilityClassifier(ClassifierMixin, BaseEstimator):
         seen fitting in ``fit`` only on more memory (``memory_gb``) than the
         row's gets probability 0. A log rarely shows a model on smaller memory
         than a scheduler put it on, so no ``oom`` teaches the limit there.
-        Needs DataFrame input with these columns and ``memory_gb``.
+        Needs DataFrame input with ``memory_gb``. ``None``: no such rule.
     memory_floor_load : dict of str to int, default=None
         Columns along which a configuration needs more memory: ``1`` when
         larger needs more (``batch_size``), ``-1`` when smaller does
@@ -106,7 +106,7 @@ class FeasibilityClassifier(ClassifierMixin, BaseEstimator):
         than any a configuration was seen fitting on.
     memory_floor_override : float in (0, 1] or None, default=None
         The classifier's probability at or above which a row below its floor
-        keeps it (a bar near 1 trusts only near certainty). ``None``: none.
+        keeps it (near 1: only near certainty). ``None``: the floor is whole.
     memory_override_columns : list of tuple of str, default=None
         Keys that must back ``memory_floor_override``: a row below its floor
         keeps the classifier's probability only if a configuration of its key
