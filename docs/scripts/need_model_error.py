@@ -68,12 +68,12 @@ def main(argv=None) -> None:
         rare = new & (attempts["model_type"].astype(str).map(counts).fillna(0).to_numpy()
                       < args.rare)
         slices = {"all": scored, "new jobs": new, f"new jobs, model type under {args.rare} peaks": rare}
+        features = build_features(attempts[scored], hardware, history=attempts)
         for name, need_products in (("default", None), ("with products", products)):
             classifier = fit_feasibility(
                 attempts[before], hardware, window_days=args.window_days, until=night,
                 model=feasibility_model(memory_need_products=need_products, n_jobs=args.threads))
-            X = with_measured_peaks(build_features(attempts[scored], hardware, history=attempts),
-                                    classifier, attempts[scored], peaks, hardware)
+            X = with_measured_peaks(features, classifier, attempts[scored], peaks, hardware)
             error = pd.Series(np.nan, index=attempts.index)
             error[scored] = np.log(classifier.predict_memory_need(
                 X[list(classifier.feature_names_in_)]) / peak[scored])

@@ -37,11 +37,11 @@ def need_matrix(X, columns, products) -> np.ndarray:
     """The need model's matrix: ``X``'s ``columns``, then the log of each product of columns in
     ``products`` (positions in ``X``; NaN where a product is not positive or unknown)."""
     logs = []
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        for factors in products:
+    for factors in products:
+        with np.errstate(invalid="ignore", over="ignore"):  # NaN factors, huge products
             product = np.prod(X[:, list(factors)], axis=1)
-            logs.append(np.where(product > 0, np.log(np.where(product > 0, product, 1.0)), np.nan))
-    return np.column_stack([X[:, columns], *logs]) if logs else X[:, columns]
+            logs.append(np.log(product, out=np.full(len(X), np.nan), where=product > 0))
+    return np.column_stack([X[:, columns], *logs])
 
 
 def configuration_folds(X_need: np.ndarray) -> np.ndarray:
