@@ -22,7 +22,7 @@ from .features import (
     candidate_rows,
     hardware_type_names,
 )
-from .ranking import rank_arrays
+from .ranking import DEFAULT_OBJECTIVE, rank_arrays
 from .regressor import LeapRegressor
 from .training import (
     EVIDENCE_COLUMNS,
@@ -302,7 +302,7 @@ def place(
     feasibility=None,
     min_fit_probability: float = 0.5,
     coverage: float = 0.8,
-    objective: str = "expected_throughput_per_cost",
+    objective: str = DEFAULT_OBJECTIVE,
     if_none_fit: str = "skip",
 ) -> pd.DataFrame:
     """Rank every candidate hardware type of each job by expected throughput per cost.

@@ -15,8 +15,11 @@ import pandas as pd
 
 from leapml._frames import column_values, frame_of_arrays
 
-__all__ = ["IF_NONE_FIT", "NEEDS_INTERVAL", "OBJECTIVES", "REASONS", "rank_arrays",
-           "rank_candidates"]
+__all__ = ["DEFAULT_OBJECTIVE", "IF_NONE_FIT", "NEEDS_INTERVAL", "OBJECTIVES", "REASONS",
+           "rank_arrays", "rank_candidates"]
+
+#: The ``objective`` that ranks candidates unless told otherwise (one of :data:`OBJECTIVES`).
+DEFAULT_OBJECTIVE = "expected_throughput_per_cost"
 
 
 def _fail_if_missing(frame, columns):
@@ -146,7 +149,7 @@ def _most_likely(job_codes, rankable, eligible, probability):
 
 def rank_arrays(job_codes, hardware_codes, hardware_names, throughput, hourly, *,
                 fit_probability=None, min_fit_probability=0.5, feasible=None, top_k=None,
-                objective="expected_throughput_per_cost", throughput_low=None, if_none_fit="skip"):
+                objective=DEFAULT_OBJECTIVE, throughput_low=None, if_none_fit="skip"):
     """The ranking of :func:`rank_candidates`, on arrays: one entry per candidate.
 
     For callers that hold their candidates as arrays already (such as
@@ -280,8 +283,7 @@ def _score(objective, throughput, hourly, low, probability, low_name):
     if objective not in OBJECTIVES:
         raise ValueError(f"objective must be one of {list(OBJECTIVES)}, got {objective!r}")
     weighted = objective in _WEIGHTED and probability is not None
-    if objective == "throughput_per_cost" or (objective == "expected_throughput_per_cost"
-                                              and not weighted):
+    if not weighted and objective not in NEEDS_INTERVAL:  # throughput per cost, later
         return None
     if objective in NEEDS_INTERVAL:
         if low is None:
@@ -310,7 +312,7 @@ def _block_size(job_codes) -> int:
 def rank_candidates(predictions, *, cost, job_col="job_id", hardware_col="hardware_type",
                     prediction_col="predicted_throughput", feasible_col=None, top_k=None,
                     trainer_col="trainer_count", fit_probability_col="fit_probability",
-                    min_fit_probability=0.5, objective="expected_throughput_per_cost",
+                    min_fit_probability=0.5, objective=DEFAULT_OBJECTIVE,
                     low_col="throughput_low", if_none_fit="skip"):
     """Order each job's candidate hardware types by predicted throughput per unit cost.
 
