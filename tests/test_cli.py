@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -303,3 +304,83 @@ def test_openmp_threads_wait_passively_unless_told_otherwise(fleet_dir, monkeypa
     monkeypatch.setenv("OMP_WAIT_POLICY", "ACTIVE")
     assert main(["describe", str(fleet_dir)]) == 0
     assert os.environ["OMP_WAIT_POLICY"] == "ACTIVE"
+
+
+@pytest.mark.parametrize("place", ["under_a_file", "proc"])
+def test_an_output_that_cannot_be_written_is_refused_before_any_work(place, tmp_path, capsys,
+                                                                     monkeypatch):
+    import sys
+
+    import leapml.cli
+
+    if place == "proc" and not (sys.platform.startswith("linux") and Path("/proc/self").exists()):
+        pytest.skip("no /proc")
+    (tmp_path / "file.txt").write_text("x")
+    out = tmp_path / "file.txt" / "m.leap" if place == "under_a_file" else Path("/proc/leapml/m.leap")
+
+    def load_log(args):
+        raise AssertionError("read the log before checking the output")
+
+    monkeypatch.setattr(leapml.cli, "_load_log", load_log)
+    for argv in (["fit", "--fleet", "f", "--out", str(out)],
+                 ["rank", "--model", "m", "--fleet", "f", "--submissions", "s.csv", "--out", str(out)],
+                 ["backtest", "--fleet", "f", "--out", str(out)]):
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert err.startswith(f"leapml {argv[0]}: error: cannot write {out}: ")
+        assert len(err.strip().splitlines()) == 1 and ".tmp" not in err
+
+
+@pytest.mark.parametrize("option, message", [
+    (["--window-days", "0"], "--window-days must be 1 or more, got 0"),
+    (["--window-days", "-5", "--calibration-days", "0"], "--window-days must be 1 or more, got -5"),
+    (["--calibration-days", "-1"], "--calibration-days must be 0 or more, got -1"),
+    (["--window-days", "3", "--calibration-days", "3"], r"--calibration-days \(3\) must be less than "
+                                                        r"--window-days \(3\)"),
+])
+def test_window_and_calibration_days_are_checked_in_that_order(option, message, tmp_path, capsys):
+    assert main(["fit", "--fleet", "no-such-fleet", "--out", str(tmp_path / "m.leap"), *option]) == 2
+    assert re.search(message, capsys.readouterr().err)
+
+
+def test_a_log_too_short_to_calibrate_on_points_to_calibration_days_0(fleet_dir, tmp_path, capsys):
+    from leapml.fleet import load_fleet
+
+    fleet = load_fleet(fleet_dir)
+    log = fleet.attempts.drop(columns="expected_throughput").head(60)
+    first = log["submit_time"].min()
+    log = log.assign(submit_time=first.floor("D") + (log["submit_time"] - first) / 1000)
+    log = log.assign(end_time=log["submit_time"] + pd.Timedelta(minutes=1))  # one day of runs
+    log.to_csv(tmp_path / "attempts.csv", index=False)
+    fleet.hardware.to_csv(tmp_path / "hardware.csv", index=False)
+    assert main(["fit", "--attempts", str(tmp_path / "attempts.csv"), "--hardware",
+                 str(tmp_path / "hardware.csv"), "--out", str(tmp_path / "m.leap"),
+                 "--n-estimators", "3"]) == 2
+    assert "nothing to calibrate on" in (err := capsys.readouterr().err)
+    assert "pass --calibration-days 0 to fit without prediction intervals" in err
+
+
+@pytest.mark.parametrize("times, message", [
+    (["2026-01-03 10:00+00:00"] * 3, r"submissions.csv: submit_time has a UTC offset but the times "
+                                     r"of the attempt log of .* have none"),
+    ([1767225600] * 3, r"submissions.csv: column 'submit_time': holds numbers, not dates, in 3 "
+                       r"row\(s\) \[0, 1, 2\]"),
+    (["01/02/2026"] * 3, "read both as day/month and as month/day"),
+])
+def test_submission_times_are_named_by_the_submissions_file(fleet_dir, model_file, tmp_path, capsys,
+                                                            times, message):
+    from leapml.fleet import load_fleet
+
+    fleet = load_fleet(fleet_dir)
+    submissions = fleet.jobs.head(3).drop(columns=[c for c in fleet.jobs if c.startswith("_")])
+    submissions.assign(submit_time=times).to_csv(tmp_path / "submissions.csv", index=False)
+    for command in ("predict", "rank"):
+        assert main([command, "--model", str(model_file), "--fleet", str(fleet_dir),
+                     "--submissions", str(tmp_path / "submissions.csv")]) == 2
+        assert re.search(message, capsys.readouterr().err)
+
+
+def test_a_fleet_and_files_together_are_refused(fleet_dir, tmp_path, capsys):
+    assert main(["fit", "--fleet", str(fleet_dir), "--attempts", "a.csv", "--hardware", "h.csv",
+                 "--out", str(tmp_path / "m.leap")]) == 2
+    assert "not both" in capsys.readouterr().err

@@ -197,3 +197,104 @@ def test_the_public_tables_validate_and_build_features_without_fills():
     # amp rows are fp16, MLPerf's missing precision its own category
     assert {"fp16", "unknown"} <= set(X["precision"].astype(str))
     assert X["peak_tflops"].notna().all()
+
+
+def test_numbers_grouped_in_thousands_are_read_and_other_text_refused():
+    table = _table().iloc[:6].astype({"throughput": object, "batch_size": object})
+    table["throughput"] = [f"{v:,.1f}" for v in table["throughput"]]
+    table["per_device_batch_size"] = np.nan
+    table["batch_size"] = ["2,048"] * 6
+    table["num_devices"] = 8
+    table["seq_len"] = "1,024"
+    attempts = from_measurements(table, _specs()).attempts
+    assert sorted(attempts["throughput"]) == [400.0, 1100.0, 2400.0, 2900.0, 3000.0, 3100.0]
+    assert (attempts["batch_size"] == 256).all() and (attempts["seq_len"] == 1024).all()
+    with pytest.raises(ValueError, match=r"measurements column 'throughput' holds text that is not "
+                                         r"a number in 1 row\(s\) \(index \[4\]\), such as \['3 k'\]"):
+        from_measurements(table.assign(throughput=table["throughput"].where(table.index != 4, "3 k")),
+                          _specs())
+    with pytest.raises(ValueError, match=r"specs column 'memory_gb' .* such as \['16 GB', '40 GB'"):
+        from_measurements(_table(), _specs().assign(memory_gb=["16 GB", "40 GB", "80", None]))
+    specs = from_measurements(_table(), _specs().assign(
+        cloud_usd_per_gpu_hour=["3", "4", "1,200.5", None])).hardware
+    assert specs["cost_per_device_hour"].tolist()[:3] == [3.0, 4.0, 1200.5]
+
+
+@pytest.mark.parametrize(("submit_time", "problem"), [
+    ([1767225600 + i for i in range(11)], r"holds numbers, not dates, in 7 row\(s\)"),  # the kept rows
+    (["garbage"] + ["2024-01-02"] * 10, r"not a date in 1 row\(s\) \(index \[0\]\), such as 'garbage'"),
+    (["01/02/2024"] * 11, "holds dates such as '01/02/2024' that read both as day/month and as month/day"),
+    (["2024-03-11 12:00"] + ["2024-03-09 12:00-05:00"] * 10, "mixes times with a UTC offset"),
+])
+def test_submit_times_that_are_not_sure_dates_are_refused(submit_time, problem):
+    with pytest.raises(ValueError, match=r"measurements column 'submit_time': " + problem):
+        from_measurements(_table().assign(submit_time=submit_time), _specs())
+
+
+def test_submit_times_across_offsets_read_and_a_gap_is_named_by_the_tables_row():
+    times = ["2024-03-09 12:00-05:00"] * 6 + ["2024-03-11 12:00-04:00"] * 5
+    attempts = from_measurements(_table().assign(submit_time=times), _specs()).attempts
+    assert str(attempts["submit_time"].dt.tz) == "UTC"
+    table = _table().assign(submit_time=pd.date_range("2024-03-01", periods=11, freq="D")[::-1])
+    table.loc[1, "submit_time"] = pd.NaT
+    with pytest.raises(ValueError, match=r"'submit_time' is empty in 1 row\(s\) \(index \[1\]\)"):
+        from_measurements(table, _specs())
+
+
+@pytest.mark.parametrize("start", [1767225600, "01/02/2026", "soon"])
+def test_a_start_that_is_not_a_sure_date_is_refused(start):
+    with pytest.raises(ValueError, match="start="):
+        from_measurements(_table(), _specs(), start=start)
+
+
+def test_one_column_or_table_name_is_one_name_not_its_letters(tmp_path):
+    table = _table()
+    table["xla"] = [True, False, True] + [False] * 8
+    as_list = from_measurements(table, _specs(), job_columns=["xla"]).attempts
+    for columns in ("xla", {"lab": "xla"}):
+        attempts = from_measurements(table, _specs(), job_columns=columns).attempts
+        assert attempts["job_id"].tolist() == as_list["job_id"].tolist()
+    with pytest.raises(TypeError, match="job_columns must be a name or a list of names"):
+        from_measurements(table, _specs(), job_columns=3)
+    table.to_csv(tmp_path / "lab.csv", index=False)
+    assert len(read_measurements(tmp_path, sources="lab")) == 11
+
+
+@pytest.mark.parametrize(("edit", "problem"), [
+    (lambda s: pd.concat([s, s.iloc[[1]]]), r"specs gives hardware \['A100'\] more than once, in 2 "
+                                             r"row\(s\) \(index \[1, 1\]\)"),
+    (lambda s: s.assign(release_year=[2017, np.nan, 2022, 2023]),
+     r"'release_year' is not a whole year in 1 row\(s\) \(index \[1\]\), such as nan"),
+    (lambda s: s.assign(release_year=["2017", "2014-11", "2022", "2023"]), "such as '2014-11'"),
+    (lambda s: s.assign(hardware=["V100", None, "H100", "CPU"]),
+     r"specs column 'hardware' is empty in 1 row\(s\) \(index \[1\]\)"),
+    (lambda s: s.assign(peak_fp32_tflops=["$15", "19.5", "67", None]), r"'peak_fp32_tflops'.*\['\$15'\]"),
+])
+def test_bad_specs_are_named_by_column_row_and_value(edit, problem):
+    with pytest.raises(ValueError, match=problem):
+        from_measurements(_table(), edit(_specs()))
+
+
+def test_empty_names_and_an_absent_cost_column_are_said_so():
+    table = _table()
+    table.loc[2, "model"] = None
+    with pytest.raises(ValueError, match=r"measurements column 'model' is empty in 1 row\(s\) \(index \[2\]\)"):
+        from_measurements(table, _specs())
+    table = _table().assign(hardware=_table()["hardware"].where(_table().index != 0, None))
+    assert "rows dropped, no hardware named: 1" in from_measurements(table, _specs()).notes
+    notes = "\n".join(from_measurements(_table(), _specs(), cost_column="cloud_usd").notes)
+    assert "specs has no column 'cloud_usd'" in notes and "of 3 hardware type(s)" not in notes
+    padded = from_measurements(_table(), _specs().assign(hardware=lambda s: s["hardware"] + " "))
+    assert sorted(padded.hardware["hardware_type"]) == ["A100", "H100", "V100"]
+
+
+def test_read_measurements_skips_other_tables_and_names_files_it_cannot_decode(tmp_path):
+    _table().to_csv(tmp_path / "lab.csv", index=False)
+    _specs().to_csv(tmp_path / "hardware_specs.csv", index=False)
+    with pytest.warns(UserWarning, match=r"skipped 1 file\(s\).*hardware_specs.csv \(lacks \['source'"):
+        assert len(read_measurements(tmp_path)) == 11
+    with pytest.raises(ValueError, match="hardware_specs.csv is not a measurement table"):
+        read_measurements(tmp_path, sources=["lab", "hardware_specs"])
+    (tmp_path / "lab.csv").write_bytes("source,model\nlab,Résumé\n".encode("latin-1"))
+    with pytest.raises(ValueError, match=r"lab.csv is not UTF-8 text \(byte 0xe9 does not decode"):
+        read_measurements(tmp_path, sources=["lab"])

@@ -299,3 +299,88 @@ def test_history_index_matches_build_features_on_a_real_shaped_log():
 def test_coerce_keeps_a_normalised_precision_column_as_it_is():
     log = make_log(7, 20)
     assert coerce_attempts(log)["precision"].dtype == log["precision"].dtype
+
+
+# -- text as a CSV gives it: precisions, statuses, names, numbers, times -------------
+
+
+@pytest.mark.parametrize(
+    ("raw", "normalised"),
+    [("FP-16", "fp16"), ("BF-16", "bf16"), ("FP 32", "fp32"), ("fp_16", "fp16"), ("TF 32", "tf32"),
+     ("fp 8 e4m3", "fp8"), ("Float 16", "fp16"), ("Mixed Precision", "mixed_precision"),
+     ("int_8", "int_8")],
+)
+def test_a_family_split_before_its_width_is_the_family(raw, normalised):
+    assert normalize_precision(raw) == normalised
+
+
+def _as_csv_text(log: pd.DataFrame) -> pd.DataFrame:
+    """The log as a CSV reader gives it: times as text, categories as plain strings."""
+    return log.astype({c: object for c in log.columns if isinstance(log[c].dtype, pd.CategoricalDtype)}).assign(
+        submit_time=log["submit_time"].dt.strftime("%Y-%m-%d %H:%M:%S"))
+
+
+def test_status_case_and_spaces_around_hardware_names_are_read_as_the_schema_spells_them():
+    catalog = make_catalog()
+    log = _as_csv_text(make_log(8, 20))
+    log["status"] = log["status"].map({"ok": "OK", "oom": " Oom", "failed": "FAILED"})
+    log["hardware_type"] = log["hardware_type"] + " "
+    coerced = validate_attempts(coerce_attempts(log), coerce_hardware(catalog.assign(
+        hardware_type=" " + catalog["hardware_type"])))
+    assert set(coerced["status"].astype(str)) <= {"ok", "oom", "failed"}
+    assert not coerced["hardware_type"].astype(str).str.contains(" ").any()
+    with pytest.raises(SchemaError, match=r"status not in \['ok', 'oom', 'failed'\] in 1 row.*'done'"):
+        validate_attempts(coerce_attempts(log.assign(status=["done"] + ["ok"] * 19)))
+
+
+def test_numbers_grouped_in_thousands_are_read_and_other_text_is_named():
+    log = _as_csv_text(make_log(9, 20)).assign(status="ok")
+    log["throughput"] = [f"{1000 + i:,.1f}" for i in range(20)]
+    log["batch_size"] = ["2,048"] * 20
+    coerced = validate_attempts(coerce_attempts(log))
+    assert coerced["throughput"].iloc[5] == 1005.0 and (coerced["batch_size"] == 2048).all()
+    log["throughput"] = ["12 samples/s"] + ["1,5"] * 19
+    with pytest.raises(SchemaError, match=r"'throughput' .*not a number in 20 row\(s\).*'12 samples/s'"):
+        validate_attempts(coerce_attempts(log))
+
+
+@pytest.mark.parametrize(
+    ("times", "problem"),
+    [
+        ([1767225600, 1767225660], "holds numbers, not dates"),  # epoch seconds
+        ([1767225600000.0, np.nan], "holds numbers, not dates"),  # epoch milliseconds
+        (["1767225600", "2026-01-01"], "holds numbers, not dates"),
+        (["01/02/2026 10:00", "03/04/2026 11:00"], "read both as day/month and as month/day"),
+        (["13/01/2026", "01/13/2026"], "mixes day/month and month/day"),
+        (["2026-01-01 10:00", "2026-01-01 11:00+01:00"], "mixes times with a UTC offset"),
+        (["2026-01-01 10:00", "01/02/2026 11:00"], "mixes formats"),
+        (["2026-01-01", "2026-02-30"], r"not a date in 1 row\(s\) \(index \[1\]\), such as '2026-02-30'"),
+    ],
+)
+def test_time_columns_that_would_need_a_guess_are_named(times, problem):
+    log = make_log(10, 2).assign(submit_time=times, end_time=pd.NaT)
+    coerced = coerce_attempts(log)
+    assert not pd.api.types.is_datetime64_any_dtype(coerced["submit_time"].dtype)
+    with pytest.raises(SchemaError, match=rf"column 'submit_time' has dtype .*{problem}"):
+        validate_attempts(coerced)
+
+
+@pytest.mark.parametrize(
+    ("times", "read"),
+    [
+        (["13/01/2026 10:00", "01/02/2026"], ["2026-01-13 10:00", "2026-02-01"]),  # day first
+        (["01/13/2026", "02/01/2026"], ["2026-01-13", "2026-02-01"]),  # month first
+        (["05/05/2026", "06/06/2026"], ["2026-05-05", "2026-06-06"]),  # either way the same
+        (["2026-01-01 00:00:00.250", "2026-01-01 00:00:01"], ["2026-01-01 00:00:00.250", "2026-01-01 00:00:01"]),
+        (["2026-01-01T10:00", "2026-01-01 11:30:00"], ["2026-01-01 10:00", "2026-01-01 11:30"]),
+    ],
+)
+def test_times_with_one_sure_reading_are_read(times, read):
+    coerced = coerce_attempts(make_log(11, 2).assign(submit_time=times, end_time=pd.NaT))
+    assert coerced["submit_time"].tolist() == [pd.Timestamp(t) for t in read]
+
+
+def test_a_year_alone_is_no_introduction_date():
+    catalog = make_catalog().assign(introduced=2020)
+    with pytest.raises(SchemaError, match=r"'introduced' has dtype int64.*holds numbers, not dates"):
+        validate_hardware(coerce_hardware(catalog))

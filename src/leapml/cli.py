@@ -256,6 +256,8 @@ def _load_log(args) -> tuple[pd.DataFrame, pd.DataFrame, object]:
     from .fleet import load_fleet
     from .schema import coerce_attempts, coerce_hardware, validate_attempts, validate_hardware
 
+    if args.fleet and (args.attempts or args.hardware):
+        raise _Fail("give --fleet DIR, or --attempts FILE and --hardware FILE, not both")
     if args.fleet:
         fleet = load_fleet(args.fleet)
         return fleet.attempts, fleet.hardware, fleet
@@ -296,6 +298,7 @@ def _demo(args) -> int:
 def _simulate(args) -> int:
     from .fleet import simulate
 
+    _check_output(args.out, folder=True)
     fleet = simulate(args.preset, days=args.days, seed=args.seed)
     fleet.save(args.out)
     print(f"wrote {len(fleet.attempts):,} attempts to {args.out}")
@@ -319,6 +322,8 @@ def _fit(args) -> int:
     from .regressor import PUBLISHED, LeapRegressor
     from .training import window_counts
 
+    _check_window(args)
+    _check_output(args.out)
     attempts, hardware, _ = _load_log(args)
     params = dict(PUBLISHED) if args.published else {"router": args.router}
     model = LeapRegressor(random_state=args.seed, **params)
@@ -326,8 +331,14 @@ def _fit(args) -> int:
         model.set_params(n_estimators=args.n_estimators)
     out = _output_file(args.out)
     started = time.perf_counter()
-    fitted = fit_window(attempts, hardware, window_days=args.window_days, model=model,
-                        calibration_days=args.calibration_days)
+    try:
+        fitted = fit_window(attempts, hardware, window_days=args.window_days, model=model,
+                            calibration_days=args.calibration_days)
+    except ValueError as err:
+        if args.calibration_days and "calibrate" in str(err):
+            raise _Fail(f"{err}; pass --calibration-days 0 to fit without prediction "
+                        "intervals") from None
+        raise
     feasibility = None
     if not args.no_feasibility:
         feasibility = fit_feasibility(attempts, hardware, window_days=args.window_days)
@@ -342,6 +353,58 @@ def _fit(args) -> int:
           f"{held_back}: {fitted.n_features_in_} features, {fitted.n_bins_} bins, "
           f"{model.router} router, {seconds:.1f} s; model{with_feasibility} written to {out}")
     return 0
+
+
+def _check_window(args) -> None:
+    """Refuse a window, calibration span or night count that cannot be, before any work."""
+    if args.window_days < 1:
+        raise _Fail(f"--window-days must be 1 or more, got {args.window_days}")
+    calibration = getattr(args, "calibration_days", 0)
+    if calibration < 0:
+        raise _Fail(f"--calibration-days must be 0 or more, got {calibration}")
+    if calibration >= args.window_days:
+        raise _Fail(f"--calibration-days ({calibration}) must be less than --window-days "
+                    f"({args.window_days}): the days before them are the ones fitted on")
+    if getattr(args, "nights", 1) < 1:
+        raise _Fail(f"--nights must be 1 or more, got {args.nights}")
+
+
+def _check_output(out: str | None, *, folder: bool = False) -> None:
+    """Refuse, before any work, an output that could not be written: its folder must be writable.
+
+    The nearest folder that exists on the way to ``out`` must be a folder
+    this process may create files in (the output, or the folders up to it,
+    are created there when the work is done).
+    """
+    if not out:
+        return
+    path = Path(out)
+    if not folder and path.is_dir():
+        raise _Fail(f"{out} is a folder: give a file name")
+    if folder and path.exists() and not path.is_dir():
+        raise _Fail(f"{out} is a file: give a folder")
+    existing = path if folder else path.parent
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    if not existing.is_dir():
+        raise _Fail(f"cannot write {out}: {existing} is not a folder")
+    if not _can_create_in(existing):
+        raise _Fail(f"cannot write {out}: no permission to create files in {existing.resolve()}")
+
+
+def _can_create_in(folder: Path) -> bool:
+    """Whether a file can be created in ``folder`` (tried: permission bits do not bind root)."""
+    import tempfile
+
+    if not os.access(folder, os.W_OK | os.X_OK):
+        return False
+    try:
+        fd, name = tempfile.mkstemp(prefix=".leapml-", suffix=".tmp", dir=folder)
+    except OSError:
+        return False
+    os.close(fd)
+    os.unlink(name)
+    return True
 
 
 def _output_file(out: str) -> Path:
@@ -369,19 +432,29 @@ def _read_submissions(path: str) -> pd.DataFrame:
         raise _Fail(f"{path} lacks column(s) {missing}")
     if "submit_time" in frame:
         from .schema import parse_times
+        from .schema.times import time_problem
 
         parsed = parse_times(frame["submit_time"])
         if not pd.api.types.is_datetime64_any_dtype(parsed.dtype):
-            # one format guess per value: a mixed column is read, a bad value named by row
-            parsed = pd.to_datetime(frame["submit_time"], errors="coerce", format="mixed")
-            bad = (parsed.isna() & frame["submit_time"].notna()).to_numpy()
-            if bad.any():
-                rows = frame.index[bad][:5].tolist()
-                raise _Fail(f"{path}: column 'submit_time' holds {int(bad.sum())} value(s) that "
-                            f"are not dates, in row(s) {rows} (counting from 0), such as "
-                            f"{frame['submit_time'][bad].iloc[0]!r}")
+            def rows(bad):
+                return f"{int(bad.sum())} row(s) {frame.index[bad][:5].tolist()} (counting from 0)"
+
+            why = time_problem(frame["submit_time"], rows) or "not dates"
+            raise _Fail(f"{path}: column 'submit_time': {why}")
         frame["submit_time"] = parsed
     return frame
+
+
+def _check_time_zones(submissions: pd.DataFrame, attempts: pd.DataFrame, args) -> None:
+    """Submissions and the attempt log must both give times with a UTC offset, or neither."""
+    if "submit_time" not in submissions or "submit_time" not in attempts:
+        return
+    aware = submissions["submit_time"].dt.tz is not None
+    if aware != (attempts["submit_time"].dt.tz is not None):
+        log = args.attempts or f"the attempt log of {args.fleet}"
+        raise _Fail(f"{args.submissions}: submit_time {'has a' if aware else 'has no'} UTC offset but "
+                    f"the times of {log} {'have none' if aware else 'have one'}: give both "
+                    "offsets, or neither")
 
 
 def _predict(args) -> int:
@@ -391,9 +464,11 @@ def _predict(args) -> int:
     from .model_file import load
     from .schema import RowsSchemaError, SchemaError
 
+    _check_output(args.out)
     model = load(args.model)
     attempts, hardware, _ = _load_log(args)
     submissions = _read_submissions(args.submissions)
+    _check_time_zones(submissions, attempts, args)
     if "hardware_type" not in submissions:
         raise _Fail(f"{args.submissions} lacks column 'hardware_type' (use 'leapml rank' to score all types)")
     if "submit_time" not in submissions:
@@ -412,10 +487,12 @@ def _rank(args) -> int:
     from .placement import explain_picks, place
     from .schema import RowsSchemaError, SchemaError
 
+    _check_output(args.out)
     model = load(args.model)
     feasibility = load_feasibility(args.model)
     attempts, hardware, _ = _load_log(args)
     submissions = _read_submissions(args.submissions)
+    _check_time_zones(submissions, attempts, args)
     try:
         ranked = place(model, submissions, hardware, history=attempts, top_k=args.top_k,
                        feasibility=feasibility, min_fit_probability=args.min_fit_probability,
@@ -440,6 +517,8 @@ def _backtest(args) -> int:
     from .evaluation.backtest import default_models, nightly
     from .evaluation.report import model_trees, write_report
 
+    _check_window(args)
+    _check_output(args.out, folder=True)
     attempts, hardware, fleet = _load_log(args)
     models = default_models(random_state=args.seed, n_estimators=args.n_estimators)
     result = nightly(

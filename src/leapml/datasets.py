@@ -50,6 +50,7 @@ from __future__ import annotations
 
 import difflib
 import re
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import NamedTuple
@@ -57,15 +58,19 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
+from leapml import _measurement_values as _values
 from leapml.schema import (
     LAUNCH_COLUMNS,
     PRECISIONS,
     coerce_attempts,
     coerce_hardware,
     normalize_precision,
+    parse_times,
     validate_attempts,
     validate_hardware,
 )
+from leapml.schema.rules import describe_rows
+from leapml.schema.times import time_problem
 
 __all__ = ["PUBLIC_JOB_COLUMNS", "MeasurementLog", "from_measurements", "read_measurements"]
 
@@ -78,8 +83,8 @@ PUBLIC_JOB_COLUMNS: dict[str, tuple[str, ...]] = {
     "mlperf_training": ("benchmark", "division"),
 }
 
+_UNKNOWN = _values.UNKNOWN
 _REQUIRED = ("source", "model", "task", "num_devices", "hardware", "precision", "throughput")
-_UNKNOWN = "unknown"
 
 
 class MeasurementLog(NamedTuple):
@@ -100,9 +105,11 @@ def read_measurements(folder, *, sources: Sequence[str] | None = None) -> pd.Dat
     ----------
     folder : str or Path
         The folder holding the tables.
-    sources : list of str, optional
+    sources : str or list of str, optional
         The tables to read, by file name without ``.csv``; default: every
-        CSV file of the folder, in name order.
+        CSV file of the folder that is a measurement table, in name order
+        (another CSV file, such as the hardware specifications, is skipped
+        with a warning naming it).
 
     Returns
     -------
@@ -113,12 +120,17 @@ def read_measurements(folder, *, sources: Sequence[str] | None = None) -> pd.Dat
     ------
     FileNotFoundError
         If the folder or a named table does not exist, or the folder has no CSV file.
+    ValueError
+        If a table named in ``sources`` lacks a measurement table's columns,
+        no file of the folder is a measurement table, or a file is not UTF-8
+        CSV text (naming the file).
 
     Examples
     --------
     >>> import tempfile, pathlib
     >>> folder = pathlib.Path(tempfile.mkdtemp())
-    >>> _ = (folder / "a.csv").write_text("source,model\\na,x\\n")
+    >>> _ = (folder / "a.csv").write_text("source,model,task,num_devices,batch_size,hardware,"
+    ...                                    "precision,throughput\\na,x,vision,1,32,V100,fp32,10\\n")
     >>> read_measurements(folder)["model"].tolist()
     ['x']
     """
@@ -127,13 +139,36 @@ def read_measurements(folder, *, sources: Sequence[str] | None = None) -> pd.Dat
         raise FileNotFoundError(
             f"no folder {folder}: give the folder holding the measurement tables"
         )
-    paths = (
-        sorted(folder.glob("*.csv")) if sources is None else [folder / f"{s}.csv" for s in sources]
-    )
+    named = None if sources is None else _values.column_names(sources, "sources")
+    paths = sorted(folder.glob("*.csv")) if named is None else [folder / f"{s}.csv" for s in named]
     missing = [str(p) for p in paths if not p.is_file()]
     if missing or not paths:
         raise FileNotFoundError(f"no measurement table {missing or str(folder / '*.csv')}")
-    return pd.concat([pd.read_csv(p, low_memory=False) for p in paths], ignore_index=True)
+    tables, skipped = [], []
+    for path in paths:
+        table = _values.read_csv(path)
+        lacks = _missing_columns(table)
+        if lacks and named is not None:
+            raise ValueError(f"{path} is not a measurement table: it lacks column(s) {lacks}")
+        if lacks:
+            skipped.append(f"{path.name} (lacks {lacks})")
+        else:
+            tables.append(table)
+    if not tables:
+        raise ValueError(f"no measurement table in {folder}: every CSV file lacks columns of one: "
+                         + "; ".join(skipped))
+    if skipped:
+        warnings.warn(f"read_measurements skipped {len(skipped)} file(s) of {folder} that are not "
+                      "measurement tables: " + "; ".join(skipped), UserWarning, stacklevel=2)
+    return pd.concat(tables, ignore_index=True)
+
+
+def _missing_columns(table: pd.DataFrame) -> list[str]:
+    """The columns of a measurement table that ``table`` lacks."""
+    missing = [c for c in _REQUIRED if c not in table]
+    if "batch_size" not in table and "per_device_batch_size" not in table:
+        missing.append("batch_size or per_device_batch_size")
+    return missing
 
 
 def from_measurements(
@@ -159,14 +194,22 @@ def from_measurements(
     specs : DataFrame
         One row per hardware name (``hardware``), in the layout of
         ``hardware_specs.csv``.
-    job_columns : list of str, or dict source -> list of str, default=()
+    job_columns : str or list of str, or dict source -> (str or list of str), default=()
         Extra columns that tell jobs apart (for instance
         :data:`PUBLIC_JOB_COLUMNS`); a column a table lacks is ignored.
     start : timestamp, default="2026-01-01"
-        The first submit time formed.
+        The first submit time formed: a date or time (a number is refused,
+        having no unit).
     cost_column : str, default="cloud_usd_per_gpu_hour"
         The column of ``specs`` giving the cost of a device-hour (may be
         absent or have gaps: prediction needs no cost).
+
+    Numbers may be written as text, grouped in thousands with commas
+    (``"1,234.5"``); text that is no number (``"12 GB"``, ``"$0.9"``) is
+    refused, naming its column and rows, as are a ``submit_time`` that is not
+    a date (or is a number), a required name (``model``, ``source``,
+    the specs' ``hardware``) left empty, a hardware name given twice in
+    ``specs`` and a ``release_year`` that is not a whole year.
 
     Returns
     -------
@@ -176,9 +219,10 @@ def from_measurements(
     Raises
     ------
     TypeError
-        If an input is not a DataFrame.
+        If an input is not a DataFrame, or ``job_columns`` not names.
     ValueError
-        Naming the required columns a table lacks, or if no row is left.
+        Naming the required columns a table lacks, a value that cannot be
+        read (its column, rows and value), or if no row is left.
 
     Examples
     --------
@@ -199,9 +243,15 @@ def from_measurements(
     for name, frame in (("measurements", measurements), ("specs", specs)):
         if not isinstance(frame, pd.DataFrame):
             raise TypeError(f"{name} must be a pandas DataFrame, got {type(frame).__name__}")
+    if isinstance(job_columns, dict):
+        job_columns = {source: _values.column_names(columns, f"job_columns[{source!r}]")
+                       for source, columns in job_columns.items()}
+    else:
+        job_columns = _values.column_names(job_columns, "job_columns")
     notes: list[str] = []
+    start = _values.start_time(start)
     hardware = _catalog(specs, cost_column, notes)
-    attempts = _attempts(measurements, hardware, job_columns, pd.Timestamp(start), notes)
+    attempts = _attempts(measurements, hardware, job_columns, start, notes)
     hardware = validate_hardware(hardware)
     attempts = validate_attempts(coerce_attempts(attempts), hardware)
     return MeasurementLog(attempts, hardware, notes)
@@ -216,19 +266,28 @@ def _catalog(specs: pd.DataFrame, cost_column: str, notes: list[str]) -> pd.Data
     ]
     if missing:
         raise ValueError(f"specs lacks column(s) {missing}")
-    catalog = pd.DataFrame(
-        {"hardware_type": specs["hardware"].astype(str), "vendor": specs["vendor"].astype(str)}
-    )
+    names = _values.names(specs, "hardware", "specs")
+    twice = names.duplicated(keep=False).to_numpy()
+    if twice.any():
+        raise ValueError(f"specs gives hardware {sorted(set(names[twice]))} more than once, in "
+                         f"{describe_rows(twice, specs)}: keep one row per hardware name")
+    vendor = specs["vendor"].astype(object)
+    if vendor.isna().any():
+        notes.append(f"vendor: none for {int(vendor.isna().sum())} hardware type(s), set to "
+                     f"{_UNKNOWN!r}")
+    catalog = pd.DataFrame({"hardware_type": names.to_numpy(),
+                            "vendor": vendor.where(vendor.notna(), _UNKNOWN).astype(str).to_numpy()})
     for precision in PRECISIONS:
         plain, tensor = f"peak_{precision}_tflops", f"peak_{precision}_tensor_tflops"
         source = plain if plain in specs else tensor if tensor in specs else None
-        catalog[plain] = specs[source].astype(float) if source else np.nan
-    catalog["memory_gb"] = specs["memory_gb"].astype(float)
-    catalog["memory_bw_gbps"] = specs["memory_bw_gbps"].astype(float)
+        catalog[plain] = _values.numbers(specs, source, "specs") if source else np.nan
+    catalog["memory_gb"] = _values.numbers(specs, "memory_gb", "specs")
+    catalog["memory_bw_gbps"] = _values.numbers(specs, "memory_bw_gbps", "specs")
     catalog["cost_per_device_hour"] = (
-        specs[cost_column].astype(float) if cost_column in specs else np.nan
+        _values.numbers(specs, cost_column, "specs") if cost_column in specs else np.nan
     )
-    catalog["introduced"] = pd.to_datetime(specs["release_year"].astype(int).astype(str) + "-01-01")
+    catalog["introduced"] = pd.to_datetime(
+        [f"{int(year)}-01-01" for year in _values.years(specs)])
     peaks = catalog[[f"peak_{p}_tflops" for p in PRECISIONS]].to_numpy()
     none = ~np.isfinite(peaks).any(axis=1)
     if none.any():
@@ -236,7 +295,12 @@ def _catalog(specs: pd.DataFrame, cost_column: str, notes: list[str]) -> pd.Data
         notes.append(f"hardware types dropped, no peak FLOP/s at any precision: {dropped}")
     catalog = catalog[~none].reset_index(drop=True)
     uncosted = int(catalog["cost_per_device_hour"].isna().sum())
-    if uncosted:
+    if cost_column not in specs:
+        notes.append(
+            f"cost_per_device_hour: specs has no column {cost_column!r} (cost_column), so no "
+            "hardware type has a cost; prediction needs none, ranking refuses them"
+        )
+    elif uncosted:
         notes.append(
             f"cost_per_device_hour: {uncosted} of {len(catalog)} hardware type(s) have none in "
             f"{cost_column!r}; prediction needs none, ranking refuses them"
@@ -253,9 +317,7 @@ def _attempts(
     table: pd.DataFrame, catalog: pd.DataFrame, job_columns, start: pd.Timestamp, notes: list[str]
 ) -> pd.DataFrame:
     """The attempt log of a measurement table (one attempt per kept row)."""
-    missing = [c for c in _REQUIRED if c not in table]
-    if "batch_size" not in table and "per_device_batch_size" not in table:
-        missing.append("batch_size or per_device_batch_size")
+    missing = _missing_columns(table)
     if missing:
         raise ValueError(f"measurements lacks column(s) {missing} (names are matched exactly; "
                          f"it has {list(table.columns)})")
@@ -263,15 +325,13 @@ def _attempts(
     devices = table["num_devices"].to_numpy(dtype=float)
     attempts = pd.DataFrame(
         {
-            "source": table["source"].astype(str).to_numpy(),
-            "model_type": table["model"].astype(str).to_numpy(),
+            "source": _values.names(table, "source", "measurements").to_numpy(),
+            "model_type": _values.names(table, "model", "measurements").to_numpy(),
             "model_family": _filled(table, "task", "model_family", notes),
             "trainer_count": devices.astype(np.int64),
             "batch_size": _per_device_batch(table, devices, notes),
             "precision": _precisions(table["precision"], notes),
-            "seq_len": pd.to_numeric(table["seq_len"], errors="coerce")
-            if "seq_len" in table
-            else np.nan,
+            "seq_len": _values.numbers(table, "seq_len", "measurements") if "seq_len" in table else np.nan,
             "parallelism": _filled(table, "parallelism", "parallelism", notes),
             "hardware_type": table["hardware"].astype(str).to_numpy(),
             "status": "ok",
@@ -301,12 +361,14 @@ def _attempts(
 
 def _kept_rows(table: pd.DataFrame, catalog: pd.DataFrame, notes: list[str]) -> pd.DataFrame:
     """The rows that are measurements of a known hardware type; the others counted in the notes."""
-    throughput = pd.to_numeric(table["throughput"], errors="coerce").to_numpy(dtype=float)
-    devices = pd.to_numeric(table["num_devices"], errors="coerce").to_numpy(dtype=float)
+    throughput = _values.numbers(table, "throughput", "measurements")
+    devices = _values.numbers(table, "num_devices", "measurements")
+    unnamed = table["hardware"].isna().to_numpy()
     table = table.assign(hardware=_catalog_spelling(table["hardware"], catalog["hardware_type"],
                                                     notes))
     known = table["hardware"].astype(str).isin(set(catalog["hardware_type"])).to_numpy()
     reasons = {
+        "no hardware named": unnamed,
         "no positive throughput": ~(np.isfinite(throughput) & (throughput > 0)),
         "no whole, positive device count": ~(
             np.isfinite(devices) & (devices > 0) & (devices % 1 == 0)
@@ -352,12 +414,12 @@ def _catalog_spelling(names: pd.Series, catalog_names: pd.Series, notes: list[st
     catalog names that differ only so are both left unmatched). Every
     replacement is counted in the notes.
     """
-    text = names.astype(str)
+    text = names.astype(object).map(str, na_action="ignore")  # a null is no name: left null
     exact = set(catalog_names)
     by_key: dict[str, list[str]] = {}
     for name in exact:
         by_key.setdefault(_name_key(name), []).append(name)
-    replaced = {name: by_key[_name_key(name)][0] for name in set(text) - exact
+    replaced = {name: by_key[_name_key(name)][0] for name in set(text.dropna()) - exact
                 if len(by_key.get(_name_key(name), ())) == 1}
     if not replaced:
         return text
@@ -402,14 +464,12 @@ def _filled(table: pd.DataFrame, source: str, name: str, notes: list[str]) -> np
 
 def _per_device_batch(table: pd.DataFrame, devices: np.ndarray, notes: list[str]) -> pd.array:
     """The per-device batch: given, else the global batch over the devices when whole, else null."""
-    per_device = pd.to_numeric(table.get("per_device_batch_size"), errors="coerce")
     per_device = (
-        np.full(len(table), np.nan) if per_device is None else per_device.to_numpy(dtype=float)
+        _values.numbers(table, "per_device_batch_size", "measurements")
+        if "per_device_batch_size" in table else np.full(len(table), np.nan)
     )
     if "batch_size" in table:
-        derived = (
-            pd.to_numeric(table["batch_size"], errors="coerce").to_numpy(dtype=float) / devices
-        )
+        derived = _values.numbers(table, "batch_size", "measurements") / devices
         use = np.isnan(per_device) & np.isfinite(derived) & (derived % 1 == 0) & (derived > 0)
         if use.any():
             notes.append(
@@ -455,7 +515,16 @@ def _submit_times(
 ) -> np.ndarray:
     """The table's ``submit_time``, or one second apart from ``start``, older hardware first."""
     if "submit_time" in table:
-        return pd.to_datetime(table["submit_time"]).to_numpy()
+        times = parse_times(table["submit_time"])
+        if not pd.api.types.is_datetime64_any_dtype(times.dtype):
+            why = time_problem(table["submit_time"], lambda bad: describe_rows(bad, table))
+            raise ValueError(f"measurements column 'submit_time': {why or 'not dates'}")
+        empty = times.isna().to_numpy()
+        if empty.any():
+            raise ValueError(f"measurements column 'submit_time' is empty in "
+                             f"{describe_rows(empty, table)}: give every measurement its time, or "
+                             "leave the column out to have times formed from start")
+        return times.array
     introduced = catalog.set_index("hardware_type")["introduced"]
     order = pd.DataFrame(
         {

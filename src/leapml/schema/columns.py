@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import pandas as pd
@@ -31,20 +32,25 @@ def normalize_precision(value):
 
     Lower-cased and stripped, spaces and hyphens turned into underscores, then
     mapped onto its family of :data:`PRECISIONS` when
-    :data:`PRECISION_ALIASES` lists it; any other value is kept (normalised)
-    as a category of its own. A null or empty value gives None.
+    :data:`PRECISION_ALIASES` lists it, or lists it once a separator between
+    letters and digits is dropped (``FP-16``, ``BF 16``); any other value is
+    kept (normalised) as a category of its own. A null or empty value gives None.
 
     Examples
     --------
-    >>> [normalize_precision(v) for v in ["AMP", "amp_fp16", "Mixed", " BF16 ", "int8", ""]]
-    ['fp16', 'fp16', 'fp16', 'bf16', 'int8', None]
+    >>> [normalize_precision(v) for v in ["AMP", "amp_fp16", "Mixed", " BF16 ", "FP-16", "int8", ""]]
+    ['fp16', 'fp16', 'fp16', 'bf16', 'fp16', 'int8', None]
     """
     if value is None or (not isinstance(value, str) and pd.isna(value)):
         return None
     text = "_".join(str(value).strip().lower().replace("-", " ").split())
     if not text:
         return None
-    return _ALIAS_FAMILY.get(text, text)
+    if text in _ALIAS_FAMILY:
+        return _ALIAS_FAMILY[text]
+    # "FP-16", "BF 16", "fp_8_e4m3": a family's name split before its width
+    joined = re.sub(r"(?<=[a-z])_(?=\d)", "", text)
+    return _ALIAS_FAMILY.get(joined, text)
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from leapml.schema.coerce import read_numbers
 from leapml.schema.columns import (
     _KIND_CHECKS,
     ATTEMPT_COLUMNS,
@@ -31,17 +32,20 @@ from leapml.schema.rules import (
     ok_rows,
     require_frame,
 )
+from leapml.schema.times import time_problem
 
 
-def _bad_dates(series: pd.Series, frame: pd.DataFrame, kind: str) -> str:
-    """For text in a time column, which rows do not read as dates (else "")."""
-    if kind != "time" or pd.api.types.is_numeric_dtype(series.dtype):
-        return ""
-    parsed = pd.to_datetime(series, errors="coerce", format="mixed")
-    bad = (parsed.isna() & series.notna()).to_numpy()
-    if not bad.any():
-        return ""
-    return f"; not a date in {describe_rows(bad, frame)}, such as {series[bad].iloc[0]!r}"
+def _bad_values(series: pd.Series, frame: pd.DataFrame, kind: str) -> str:
+    """For a column of the wrong dtype, which of its values do not read as its kind (else "")."""
+    if kind == "time":
+        why = time_problem(series, lambda bad: describe_rows(bad, frame))
+        return f"; {why}" if why else ""
+    if kind in ("int", "float") and not pd.api.types.is_numeric_dtype(series.dtype):
+        _, bad = read_numbers(series)
+        if bad.any():
+            return (f"; not a number in {describe_rows(bad, frame)}, such as {series[bad].iloc[0]!r} "
+                    "(write plain numbers: no units, currency signs or decimal commas)")
+    return ""
 
 
 def _check_columns(frame: pd.DataFrame, columns, problems: list[str]) -> None:
@@ -58,7 +62,7 @@ def _check_columns(frame: pd.DataFrame, columns, problems: list[str]) -> None:
                 # a CSV reads an integer column with gaps as floats
                 hint = " (integers with nulls need pandas' Int64 dtype: coerce_attempts converts them)"
             problems.append(f"column {col.name!r} has dtype {series.dtype}, expected {col.kind}{hint}"
-                            + _bad_dates(series, frame, col.kind))
+                            + _bad_values(series, frame, col.kind))
         # nulls are a problem of their own: report them in the same pass as the dtype
         if not col.nullable:
             check_nulls(col.name, null_mask(series), frame, problems)
@@ -116,9 +120,11 @@ def validate_attempts(attempts: pd.DataFrame, hardware: pd.DataFrame | None = No
         if dup.any():
             problems.append(f"duplicate attempt_id in {describe_rows(dup, attempts)}")
     if "status" in cols:
-        bad = ~attempts["status"].astype(object).isin(STATUSES).to_numpy()
+        status = attempts["status"].astype(object)
+        bad = ~status.isin(STATUSES).to_numpy()
         if bad.any():
-            problems.append(f"status not in {list(STATUSES)} in {describe_rows(bad, attempts)}")
+            problems.append(f"status not in {list(STATUSES)} in {describe_rows(bad, attempts)}, "
+                            f"such as {status[bad].iloc[0]!r}")
     if "precision" in cols:
         check_precision(attempts["precision"], attempts, problems)
     for name in COUNT_COLUMNS:
