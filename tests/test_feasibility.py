@@ -137,6 +137,39 @@ def test_min_fit_probability_is_checked():
               min_fit_probability=1.5)
 
 
+def _fits_by_memory(n=300):
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"memory_gb": rng.uniform(8, 192, n),
+                      "gpu": pd.Categorical(rng.choice(["a100", "h100"], n))})
+    status = pd.Series(np.where(X["memory_gb"] > 40, "ok", "oom"))
+    return X, status
+
+
+@pytest.mark.parametrize("dtype", ["string[python]", "string[pyarrow]"])
+def test_a_pandas_boolean_target_stays_boolean(dtype):
+    X, status = _fits_by_memory()
+    fits = status.astype(dtype).eq("ok")  # boolean, nullable or Arrow, for a string column
+    assert fits.dtype != bool
+    clf = FeasibilityClassifier(n_estimators=5, random_state=0).fit(X, fits)
+    plain = FeasibilityClassifier(n_estimators=5, random_state=0).fit(X, fits.to_numpy(bool))
+    assert clf.classes_.tolist() == [False, True] and clf.classes_.dtype == bool
+    np.testing.assert_array_equal(clf.fit_probability(X), plain.fit_probability(X))
+    with pytest.raises(ValueError, match="1 missing label"):
+        FeasibilityClassifier(n_estimators=5).fit(X, fits.astype("boolean").where(X.index != 3))
+
+
+@pytest.mark.filterwarnings("ignore:X does not have valid feature names")
+def test_an_array_is_read_as_the_frame_the_classifier_was_fitted_on():
+    X, status = _fits_by_memory()
+    clf = FeasibilityClassifier(n_estimators=5, random_state=0).fit(X, status)
+    np.testing.assert_array_equal(clf.fit_probability(X.to_numpy()), clf.fit_probability(X))
+    np.testing.assert_array_equal(clf.predict(X.to_numpy(dtype=object)), clf.predict(X))
+    with pytest.raises(ValueError, match="column 'memory_gb' was numeric in fit"):
+        clf.fit_probability(X[["gpu", "memory_gb"]].to_numpy())
+    with pytest.raises(ValueError, match="expecting 2 features"):
+        clf.fit_probability(X[["memory_gb"]].to_numpy())
+
+
 def test_evidence_columns_need_a_frame():
     with pytest.raises(TypeError, match="DataFrame"):
         FeasibilityClassifier(evidence_columns=[("a", "b")]).fit(np.zeros((4, 2)), [1, 0, 1, 0])

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime
 import math
+import re
 
 import numpy as np
 import pandas as pd
@@ -734,6 +735,21 @@ def test_unknown_hardware_is_named():
     query = log[log["hardware_type"].isin(["A100"])]
     with pytest.raises(SchemaError, match="history log"):
         build_features(query, catalog, history=log)
+
+
+def test_a_history_with_an_attempt_given_twice_is_refused():
+    catalog = make_catalog()
+    log = make_log(0, 40)
+    twice = pd.concat([log, log.iloc[[3, 7]]], ignore_index=True)
+    ids = log["attempt_id"].iloc[[3, 7]].tolist()
+    # counted twice, its run would weigh double in every history feature
+    with pytest.raises(SchemaError, match=re.escape(f"duplicate attempt_id {ids} in 4 row(s)")):
+        build_features(log, catalog, history=twice)
+    # ids are optional; missing ones are not duplicates of each other
+    X = build_features(log, catalog, history=log.drop(columns="attempt_id"))
+    pd.testing.assert_frame_equal(X, build_features(log, catalog, history=log))
+    gaps = log.astype({"attempt_id": float}).assign(attempt_id=np.nan)
+    pd.testing.assert_frame_equal(build_features(log, catalog, history=gaps), X)
 
 
 def test_the_validator_and_the_features_name_shared_rules_alike():

@@ -194,6 +194,15 @@ def test_simulate_rejects_bad_arguments(kwargs, match):
         simulate(**{"preset": "tiny", **kwargs})
 
 
+@pytest.mark.parametrize(("seed", "error"), [(None, TypeError), (1.5, TypeError), ("7", TypeError),
+                                             (True, TypeError), (-1, ValueError)])
+def test_simulate_names_a_seed_that_is_not_a_non_negative_integer(seed, error):
+    with pytest.raises(error, match="seed must be a non-negative integer"):
+        simulate("tiny", days=1, seed=seed)
+    with pytest.raises(error, match="seed must be a non-negative integer"):
+        model_catalog(seed)
+
+
 def test_describe_reports_targets(fleet):
     table = describe(fleet, train_days=6)
     assert table["property"].str.contains("lookup-table coverage").any()

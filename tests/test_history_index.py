@@ -270,6 +270,7 @@ def test_update_with_no_completed_rows_moves_only_last_submit():
     index = HistoryIndex(log, catalog)
     # a status the schema does not list counts as not completed, like any other
     later = log.iloc[:3].assign(
+        attempt_id=log["attempt_id"].max() + np.arange(1, 4),  # new attempts, not the log's again
         status=["oom", "failed", "cancelled"],
         throughput=np.nan,
         submit_time=index.end + pd.Timedelta(hours=1),
@@ -306,6 +307,32 @@ def test_update_checks_the_new_rows():
         index.update(log.to_numpy())
     # nothing was folded in by the refused updates
     _assert_same_index(index, HistoryIndex(log, catalog), catalog, log, _launch(log.iloc[:5]))
+
+
+def test_update_refuses_attempts_already_in_the_index():
+    catalog = make_catalog()
+    log = make_log(11, 120)
+    first, later = log.iloc[:100], log.iloc[100:]
+    index = HistoryIndex(first, catalog)
+    ids = first["attempt_id"].iloc[-3:].tolist()
+    # an overlapping batch: counted twice, every count of its keys would grow
+    with pytest.raises(SchemaError, match=re.escape(f"3 attempt(s) already in the index, "
+                                                    f"attempt_id {ids}")):
+        index.update(pd.concat([first.iloc[-3:], later]))
+    _assert_same_index(index, HistoryIndex(first, catalog), catalog, first, _launch(log.iloc[:5]))
+    # nor twice within one batch, nor twice across two updates
+    with pytest.raises(SchemaError, match=r"duplicate attempt_id \[1100\]"):
+        index.update(pd.concat([later, later.iloc[:1]]))
+    index.update(later.iloc[:10])
+    with pytest.raises(SchemaError, match="1 attempt"):
+        index.update(later.iloc[9:])
+    index.update(later.iloc[10:])
+    _assert_same_index(index, HistoryIndex(log, catalog), catalog, log, _launch(log.iloc[:5]))
+    # a log without attempt ids cannot say: its batches are folded in as given
+    bare = HistoryIndex(first.drop(columns="attempt_id"), catalog).update(later)
+    _assert_same_index(bare, HistoryIndex(log, catalog), catalog, log, _launch(log.iloc[:5]))
+    with pytest.raises(SchemaError, match="duplicate attempt_id"):
+        HistoryIndex(pd.concat([first, first.iloc[:1]]), catalog)
 
 
 # ---------------------------------------------------------------------------
@@ -388,6 +415,7 @@ def test_pickle_round_trip(tiny_fleet, fleet_index):
         )
     # a copy updates on its own
     later = log.iloc[-20:].assign(
+        attempt_id=log["attempt_id"].max() + np.arange(1, 21),  # new attempts of the same jobs
         submit_time=fleet_index.end + pd.Timedelta(hours=1), end_time=fleet_index.end + pd.Timedelta(hours=2)
     )
     copy.update(later)

@@ -492,6 +492,29 @@ def test_the_unit_of_sample_weight_does_not_change_the_model(data, router, seed)
         np.testing.assert_array_equal(other.bin_edges_, hours.bin_edges_)
 
 
+@pytest.mark.parametrize("scale", [1e306, 1e-320])
+def test_sample_weights_at_the_ends_of_the_float_range_fit_the_model_of_their_ratios(data, scale):
+    X, y = data
+
+    def predictions(weight):
+        model = LeapRegressor(n_bins=4, n_estimators=5, random_state=0)
+        return model.fit(X, y, sample_weight=weight).predict(X)
+
+    # 1e306 each: their sum overflows; 1e-320 each (denormal): the inverse of their sum does
+    np.testing.assert_array_equal(predictions(np.full(len(y), scale)), predictions(np.ones(len(y))))
+
+
+def test_unit_free_weights_of_ordinary_weights_are_the_mean_one_weights_rounded():
+    from leapml._encoding import unit_free_weights
+
+    rng = np.random.default_rng(0)
+    for weight in (rng.uniform(0.01, 0.05, 500), rng.lognormal(0, 4, 500), rng.integers(1, 9, 500)):
+        weight = weight.astype(float)
+        mantissa, exponent = np.frexp(weight * (len(weight) / weight.sum()))
+        expected = np.ldexp(np.round(mantissa * 2.0**32) / 2.0**32, exponent)
+        np.testing.assert_array_equal(unit_free_weights(weight), expected)
+
+
 # -- 4. estimator parameters -------------------------------------------------------
 
 
@@ -701,3 +724,93 @@ def test_a_column_neither_numbers_nor_categories_is_named(data, column):
     frame = pd.DataFrame(X).add_prefix("x").assign(when=column)
     with pytest.raises(TypeError, match=r"column 'when' holds .* neither numbers nor categories"):
         LeapRegressor(n_bins=2, n_estimators=3, random_state=0).fit(frame, y)
+
+
+def test_a_history_mean_beyond_any_log_throughput_is_named_not_turned_into_inf():
+    from leapml.regressor import HISTORY_COLUMNS
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"size": rng.uniform(size=300), HISTORY_COLUMNS[0]: np.nan,
+                      HISTORY_COLUMNS[1]: 0})
+    y = np.exp(3 * X["size"])
+    model = LeapRegressor(n_bins=2, n_estimators=5, random_state=0).fit(X, y)
+    rows = X.head(2).assign(**{HISTORY_COLUMNS[0]: [1e300, -1e300], HISTORY_COLUMNS[1]: 2})
+    with pytest.raises(ValueError, match=HISTORY_COLUMNS[0]):
+        model.predict(rows)
+    # a log throughput a real job could have blends into a finite, positive prediction
+    sane = model.predict(rows.assign(**{HISTORY_COLUMNS[0]: [2.0, 30.0]}))
+    assert np.isfinite(sane).all() and (sane > 0).all()
+
+
+def test_a_mapping_of_one_value_per_column_is_one_row(data):
+    X, y = data
+    frame = pd.DataFrame(X, columns=[f"x{i}" for i in range(X.shape[1])])
+    model = LeapRegressor(n_bins=2, n_estimators=5, random_state=0).fit(frame, y)
+    one = {name: float(frame[name].iloc[7]) for name in frame.columns}
+    np.testing.assert_allclose(model.predict(one), model.predict(frame.iloc[[7]]))
+
+
+# -- 7. logs as spreadsheets write them ----------------------------------------------
+
+
+def _spread(log: pd.DataFrame, n: int = 40) -> pd.DataFrame:
+    """``n`` attempts spread over the whole log."""
+    return log.iloc[np.linspace(0, len(log) - 1, n).astype(int)].reset_index(drop=True)
+
+
+def test_a_csv_log_in_spreadsheet_spellings_reads_as_the_schema_spells_it(tmp_path, fleet_log,
+                                                                         tiny_fleet):
+    from leapml.files import read_table
+    from leapml.schema import coerce_attempts, validate_attempts
+
+    log = _spread(fleet_log)
+    days = pd.Timedelta(days=12)  # days 13 and on: a day past 12 settles the order
+    log = log.assign(submit_time=log["submit_time"] + days, end_time=log["end_time"] + days)
+    sheet = log.assign(
+        submit_time=log["submit_time"].dt.strftime("%d/%m/%Y %H:%M:%S.%f"),  # day first, settled
+        end_time=log["end_time"].dt.strftime("%d/%m/%Y %H:%M:%S.%f"),
+        status=log["status"].astype(str).str.upper(),
+        hardware_type=log["hardware_type"].astype(str) + " ",
+        precision=log["precision"].astype(str).str.upper().str.replace("16", "-16"),
+        throughput=log["throughput"].map(lambda v: "" if np.isnan(v) else f"{v:,.6f}"),
+    )
+    assert sheet["submit_time"].str.match(r"(1[3-9]|2\d|3[01])/").any()
+    sheet.to_csv(tmp_path / "attempts.csv", index=False)
+    read = validate_attempts(coerce_attempts(read_table(tmp_path / "attempts.csv")), tiny_fleet.hardware)
+    assert (read["submit_time"] == log["submit_time"].dt.floor("us")).all()
+    assert read["status"].astype(str).tolist() == log["status"].astype(str).tolist()
+    assert read["hardware_type"].astype(str).tolist() == log["hardware_type"].astype(str).tolist()
+    assert read["precision"].astype(str).tolist() == log["precision"].astype(str).tolist()
+    np.testing.assert_allclose(read["throughput"], log["throughput"], rtol=1e-6)
+
+
+@pytest.mark.parametrize("when", ["epoch", "ambiguous", "mixed_offsets"])
+def test_a_csv_log_whose_times_need_a_guess_is_refused_by_fit(tmp_path, fleet_log, tiny_fleet,
+                                                               capsys, when):
+    log = _spread(fleet_log)  # days 1 to 8: as day/month and as month/day, all valid
+    seconds = (log["submit_time"] - pd.Timestamp("1970-01-01")) // pd.Timedelta(seconds=1)
+    times = {"epoch": seconds,
+             "ambiguous": log["submit_time"].dt.strftime("%m/%d/%Y %H:%M"),
+             "mixed_offsets": log["submit_time"].astype(str).where(np.arange(40) % 2 == 0,
+                                                                   log["submit_time"].astype(str) + "+01:00")}
+    log.assign(submit_time=times[when], end_time=pd.NaT).to_csv(tmp_path / "attempts.csv", index=False)
+    write_table(tiny_fleet.hardware, tmp_path / "hardware.csv")
+    assert main(["fit", "--attempts", str(tmp_path / "attempts.csv"), "--hardware",
+                 str(tmp_path / "hardware.csv"), "--out", str(tmp_path / "m.leap")]) == 2
+    err = capsys.readouterr().err
+    assert "attempts.csv does not follow the schema" in err and "column 'submit_time'" in err
+    assert {"epoch": "holds numbers, not dates", "ambiguous": "read both as day/month",
+            "mixed_offsets": "mixes times with a UTC offset"}[when] in err
+    assert not (tmp_path / "m.leap").exists()
+
+
+def test_a_log_with_a_column_twice_is_named_by_the_readers():
+    from leapml import build_features
+    from leapml.fleet import simulate
+    from leapml.schema import validate_attempts
+
+    fleet = simulate("tiny", days=3, seed=0)
+    doubled = pd.concat([fleet.attempts, fleet.attempts[["batch_size"]]], axis=1)
+    with pytest.raises(ValueError, match=r"\['batch_size'\] more than once"):
+        validate_attempts(doubled, fleet.hardware)
+    with pytest.raises(ValueError, match=r"\['batch_size'\] more than once"):
+        build_features(doubled, fleet.hardware)

@@ -83,6 +83,34 @@ def test_round_trip_of_constant_experts(tmp_path):
     np.testing.assert_array_equal(loaded.predict(X), model.predict(X))
 
 
+def test_round_trip_of_a_feasibility_model_of_three_classes(tmp_path, data, fitted):
+    from leapml.feasibility import FeasibilityClassifier
+    from leapml.model_file import load_feasibility
+
+    X, _ = data
+    status = np.where(X["batch_size"] > X["batch_size"].median(), "ok", "oom").astype(object)
+    status[::7] = "failed"
+    clf = FeasibilityClassifier(n_estimators=5, random_state=0).fit(X, status)
+    path = save(fitted, tmp_path / "model.leap", feasibility=clf)
+    back = load_feasibility(path)
+    assert back.classes_.tolist() == ["failed", "ok", "oom"]
+    np.testing.assert_array_equal(back.predict_proba(X), clf.predict_proba(X))
+    np.testing.assert_array_equal(back.fit_probability(X), clf.fit_probability(X))
+    np.testing.assert_array_equal(load(path).predict(X), fitted.predict(X))
+
+    def two_classes(members):  # classes that do not match the model's outputs, checksums matching
+        metadata = json.loads(members["metadata.json"])
+        metadata["feasibility"]["classes_"] = ["ok", "oom"]
+        members["metadata.json"] = json.dumps(metadata).encode()
+        manifest = json.loads(members["manifest.json"])
+        manifest["members"] = {name: hashlib.sha256(content).hexdigest()
+                               for name, content in members.items() if name != "manifest.json"}
+        members["manifest.json"] = json.dumps(manifest).encode()
+
+    with pytest.raises(ModelFileError, match="has 3 outputs, expected 1"):
+        load_feasibility(_rewrite(path, tmp_path / "two.leap", two_classes))
+
+
 def _rewrite(path, out, edit):
     with zipfile.ZipFile(path) as archive:
         members = {name: archive.read(name) for name in archive.namelist()}

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from leapml import LeapRegressor
-from leapml.placement import fit_window, place, predict_candidates
+from leapml.placement import explain_picks, fit_window, place, predict_candidates
 
 
 @pytest.fixture(scope="module")
@@ -138,3 +138,25 @@ def test_a_history_index_gives_the_same_predictions_and_ranking(tiny_fleet, mode
         predict_candidates(model, jobs, hardware, history=failed_last),
         check_exact=True,
     )
+
+
+@pytest.mark.parametrize(("argument", "column"), [("jobs", "batch_size"), ("hardware", "cost_per_device_hour"),
+                                                  ("history", "job_id"), ("feasibility", "feasible")])
+def test_a_column_given_twice_is_named(tiny_fleet, model, argument, column):
+    jobs = _jobs(tiny_fleet, 2)
+    types = tiny_fleet.hardware["hardware_type"].head(3)
+    known = predict_candidates(model, jobs, tiny_fleet.hardware, history=tiny_fleet.attempts,
+                               hardware_types=types)[["job_id", "hardware_type"]].assign(feasible=True)
+    given = {"jobs": jobs, "hardware": tiny_fleet.hardware, "history": tiny_fleet.attempts,
+             "feasibility": known}
+    frame = given[argument]
+    given[argument] = pd.concat([frame, frame[[column]]], axis=1)
+    match = rf"{argument} has column\(s\) \['{column}'\] more than once"
+    with pytest.raises(ValueError, match=match):
+        place(model, given["jobs"], given["hardware"], history=given["history"], hardware_types=types,
+              feasibility=given["feasibility"])
+    if argument != "feasibility":  # explaining the picks reads the same frames
+        ranked = place(model, jobs, tiny_fleet.hardware, history=tiny_fleet.attempts,
+                       hardware_types=types)
+        with pytest.raises(ValueError, match=match):
+            explain_picks(model, ranked, given["jobs"], given["hardware"], history=given["history"])

@@ -184,7 +184,7 @@ def _reference_order(frame, cost):
         keyed = []
         for row in rows.itertuples(index=False):
             thr = row.predicted_throughput
-            rankable = bool(row.feasible) and not np.isnan(thr)
+            rankable = bool(row.feasible) and thr > 0  # NaN and zero: nothing to rank
             per_cost = thr / (cost[row.hardware_type] * row.trainer_count)
             keyed.append(((not rankable,
                            -per_cost if not np.isnan(per_cost) else np.inf,

@@ -94,11 +94,48 @@ def test_custom_column_names_and_categorical_hardware():
         (frame(), {"cost": COST, "top_k": 0}, "top_k"),
         (frame(trainer_count=[1, 0, 1, 1, 1]), {"cost": COST}, "trainer_count"),
         (frame(ok=[1, 0, 1, 1, 1]), {"cost": COST, "feasible_col": "ok"}, "boolean"),
+        (frame(), {"cost": dict(COST, l4="cheap")}, r"cost of hardware type 'l4' .*'cheap'"),
+        (frame(), {"cost": dict(COST, t4=None)}, r"cost of hardware type 't4'"),
     ],
 )
 def test_clear_errors(data, kwargs, match):
     with pytest.raises(ValueError, match=match):
         rank_candidates(data, **kwargs)
+
+
+@pytest.mark.parametrize("column", ["predicted_throughput", "hardware_type", "job_id",
+                                    "trainer_count", "fit_probability", "fits", "price"])
+def test_a_column_given_twice_is_named(column):
+    data = frame(trainer_count=[1, 2, 1, 1, 1], fit_probability=0.9, fits=True)
+    data["price"] = data["hardware_type"].map(COST)
+    twice = pd.concat([data, data[[column]]], axis=1)
+    with pytest.raises(ValueError, match=f"2 columns named '{column}'"):
+        rank_candidates(twice, cost="price", feasible_col="fits")
+    # a repeated column the ranking does not read is kept as it is
+    notes = pd.DataFrame({"note": data["job_id"]}, index=data.index)
+    ranked = rank_candidates(pd.concat([data, notes, notes], axis=1), cost="price",
+                             feasible_col="fits")
+    assert ranked.columns.tolist().count("note") == 2
+
+
+@pytest.mark.parametrize("zero", [0.0, -0.0])
+def test_a_prediction_of_zero_throughput_is_not_rankable(zero):
+    data = frame(predicted_throughput=[zero, np.nan, 20.0, 10.0, 4.0])
+    ranked = rank_candidates(data, cost=COST)
+    job1 = ranked[ranked["job_id"] == 1]
+    assert job1["hardware_type"].tolist() == ["l4", "a100", "h100"]
+    assert job1["rank"].tolist() == [1, 2, 3]
+    assert job1["rankable"].tolist() == [True, False, False]
+    assert job1["reason"].tolist() == ["", "predicted throughput is zero", "no prediction"]
+    # a job whose only prediction is zero has no rankable candidate, and no rank-1 pick to run
+    alone = rank_candidates(frame(predicted_throughput=[0.0] * 5), cost=COST)
+    assert not alone["rankable"].any()
+    # nor does the fallback to the likeliest candidate pick it
+    unlikely = rank_candidates(frame(predicted_throughput=[0.0, 5.0, 1.0, 1.0, 1.0],
+                                     fit_probability=[0.4, 0.3, 0.1, 0.9, 0.9]),
+                               cost=COST, if_none_fit="most_likely")
+    picked = unlikely[(unlikely["job_id"] == 1) & unlikely["rankable"]]
+    assert picked["hardware_type"].tolist() == ["h100"]
 
 
 HARDWARE = ["a100", "h100", "l4", "t4"]
@@ -132,7 +169,8 @@ def test_property_ranking_invariants(data):
         assert np.all(np.diff(flags.astype(int)) <= 0)
         per_cost = group.loc[group["rankable"], "throughput_per_cost"].to_numpy()
         assert np.all(np.diff(per_cost) <= 0)
-        expected_flags = group["feasible"] & group["predicted_throughput"].notna()
+        # a prediction of zero throughput is no more rankable than none
+        expected_flags = group["feasible"] & (group["predicted_throughput"] > 0)
         assert (group["rankable"] == expected_flags).all()
     # the result does not depend on the input row order
     again = rank_candidates(data.iloc[::-1], cost=COST, feasible_col="feasible")

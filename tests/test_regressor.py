@@ -1,6 +1,7 @@
 """LeapRegressor: fitted state, edge cases, pandas categoricals, errors, determinism."""
 
 import numpy as np
+import pandas as pd
 import pytest
 from _synthetic import make_throughput_regression
 from lightgbm import LGBMClassifier, LGBMRegressor
@@ -156,6 +157,20 @@ def test_category_order_at_predict_does_not_remap(synthetic):
     expected = model.predict(X)
     np.testing.assert_array_equal(model.predict(shuffled), expected)
     np.testing.assert_array_equal(model.predict(as_strings), expected)
+
+
+def test_an_arrow_dictionary_column_is_categorical(synthetic):
+    import pyarrow as pa  # a dependency of leapml
+
+    X, y = synthetic
+    names = X["hardware_type"].astype(str).to_numpy()
+    arrow = pd.Series(pa.array(names).dictionary_encode(), index=X.index,
+                      dtype=pd.ArrowDtype(pa.dictionary(pa.int32(), pa.string())))
+    model = small().fit(X.assign(hardware_type=arrow), y)
+    as_text = small().fit(X.assign(hardware_type=names), y)
+    position = X.columns.get_loc("hardware_type")
+    assert model.categories_[position] == sorted(set(names)) == as_text.categories_[position]
+    np.testing.assert_array_equal(model.predict(X.assign(hardware_type=arrow)), as_text.predict(X))
 
 
 def test_sample_weight_moves_the_bins():

@@ -48,6 +48,9 @@ def effective_threads(n_jobs) -> int:
 def is_categorical(series: pd.Series) -> bool:
     """Category, string and object columns are categories, except object columns of numbers.
 
+    An Arrow dictionary column (what ``read_parquet(dtype_backend="pyarrow")``
+    gives for a categorical) is a category column too.
+
     Examples
     --------
     >>> import pandas as pd
@@ -57,7 +60,17 @@ def is_categorical(series: pd.Series) -> bool:
     dtype = series.dtype
     if pd.api.types.is_object_dtype(dtype):
         return pd.api.types.infer_dtype(series, skipna=True) not in _NUMBERS
-    return isinstance(dtype, pd.CategoricalDtype) or pd.api.types.is_string_dtype(dtype)
+    return (isinstance(dtype, pd.CategoricalDtype) or pd.api.types.is_string_dtype(dtype)
+            or _is_arrow_dictionary(dtype))
+
+
+def _is_arrow_dictionary(dtype) -> bool:
+    """Whether ``dtype`` is an Arrow dictionary (pandas' ``ArrowDtype`` of ``pa.dictionary``)."""
+    if not isinstance(dtype, pd.ArrowDtype):
+        return False
+    import pyarrow as pa  # installed wherever an ArrowDtype is
+
+    return pa.types.is_dictionary(dtype.pyarrow_dtype)
 
 
 def learn_categories(series: pd.Series) -> list:
@@ -71,6 +84,9 @@ def learn_categories(series: pd.Series) -> list:
     """
     if isinstance(series.dtype, pd.CategoricalDtype):
         return list(series.cat.categories.tolist())
+    if _is_arrow_dictionary(series.dtype):
+        # its values, decoded: Arrow sorts no dictionary
+        series = series.astype(pd.ArrowDtype(series.dtype.pyarrow_dtype.value_type))
     values = series.dropna()
     if pd.api.types.infer_dtype(values, skipna=True).startswith("mixed"):
         # text compares with text only: sorted as text, the categories do not
@@ -290,10 +306,18 @@ def unit_free_weights(sample_weight):
     another model than the same weights in hours. The mean-one weights are
     rounded to 32 significant bits: the division leaves the last bits of
     ``w`` and ``60 * w`` apart, and the rounding makes them equal.
+
+    The weights are first scaled by a power of two that brings the largest
+    near 1: exact, so ordinary weights give the same result as without it,
+    while weights near the ends of the float range (1e306, or denormals
+    such as 1e-320) neither overflow their sum nor its inverse.
     """
+    weights = np.asarray(sample_weight, dtype=np.float64)
+    if weights.size:
+        weights = np.ldexp(weights, -int(np.frexp(np.max(weights))[1]))
     # scikit-learn's check refuses weights that are all zero
-    total = float(np.sum(sample_weight))
-    mantissa, exponent = np.frexp(sample_weight * (len(sample_weight) / total))
+    total = float(np.sum(weights))
+    mantissa, exponent = np.frexp(weights * (len(weights) / total))
     return np.ldexp(np.round(mantissa * 2.0**32) / 2.0**32, exponent)
 
 

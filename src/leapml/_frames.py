@@ -12,7 +12,19 @@ try:
 except ImportError:  # pandas < 3: the plain constructor
     _from_blocks = None
 
-__all__ = ["cached_index", "column_values", "frame_of_arrays", "taken"]
+__all__ = ["cached_index", "column_values", "frame_of_arrays", "require_unique_columns", "taken"]
+
+
+def require_unique_columns(frame, name: str) -> None:
+    """Raise ValueError naming the columns a DataFrame ``frame`` has more than once.
+
+    Reading such a column gives a frame, not a column: which one was meant
+    is ambiguous. ``name`` says which argument ``frame`` is; anything but a
+    DataFrame passes.
+    """
+    if isinstance(frame, pd.DataFrame) and not frame.columns.is_unique:
+        repeated = sorted({str(c) for c in frame.columns[frame.columns.duplicated()]})
+        raise ValueError(f"{name} has column(s) {repeated} more than once: keep one of each")
 
 
 def frame_of_arrays(arrays: list, columns: pd.Index, index: pd.Index) -> pd.DataFrame:

@@ -18,6 +18,9 @@ import numpy as np
 
 from leapml._cascade import default_base_regressor, predict_expert
 
+#: The largest |log| whose exp is a finite, non-zero float64 (exp(709.8) overflows).
+_LARGEST_LOG = 700.0
+
 
 class PriorsMixin:
     """The offset the experts add to and the blend with the job's own runs, for :class:`~leapml.LeapRegressor`."""
@@ -91,6 +94,10 @@ class PriorsMixin:
         mean = np.asarray(X[:, columns[0]], dtype=np.float64)
         runs = np.asarray(X[:, columns[1]], dtype=np.float64)
         known = np.isfinite(mean) & np.isfinite(runs) & (runs > 0)
+        if (np.abs(mean[known]) > _LARGEST_LOG).any():  # exp would be inf or 0
+            worst = mean[known][np.argmax(np.abs(mean[known]))]
+            raise ValueError(f"column {self.history_columns[0]!r} must hold the natural log of a "
+                             f"throughput; it holds {worst:g}, whose exp is not a usable number")
         weight = np.where(known, runs / (np.where(known, runs, 0.0) + self.history_prior), 0.0)
         return weight, np.where(known, mean, 0.0)
 

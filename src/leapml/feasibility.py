@@ -28,6 +28,7 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
+from leapml._class_labels import fitting_class, read_labels
 from leapml._encoding import ColumnEncoder, effective_threads
 from leapml._memory_keys import (
     ceilings_of,
@@ -290,7 +291,8 @@ class FeasibilityClassifier(ClassifierMixin, BaseEstimator):
 
     def _validate_X(self, X, *, reset):
         """Validate ``X`` and encode it with the encoder learned in ``fit`` (NaN: unseen category)."""
-        if isinstance(X, pd.DataFrame):
+        # an array for a model fitted on category columns is encoded as a DataFrame would be
+        if isinstance(X, pd.DataFrame) or (not reset and self.encoder_.any_categorical):
             validate_data(self, X, reset=reset, skip_check_array=True)
             if reset:
                 self.encoder_ = ColumnEncoder.learn(X)
@@ -312,7 +314,8 @@ class FeasibilityClassifier(ClassifierMixin, BaseEstimator):
         X : {array-like, DataFrame} of shape (n_samples, n_features)
             Features; NaN means missing.
         y : array-like of shape (n_samples,)
-            Class labels, e.g. ``True`` where the attempt fitted.
+            Class labels, e.g. ``True`` where the attempt fitted (a pandas
+            boolean column, nullable or Arrow, stays boolean).
         sample_weight : array-like of shape (n_samples,), default=None
             Non-negative row weights.
         peak_memory_gb : array-like of shape (n_samples,), default=None
@@ -335,13 +338,13 @@ class FeasibilityClassifier(ClassifierMixin, BaseEstimator):
         X = self._read_measured(self._validate_X(X, reset=True), measured)
         if y is None:
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None.")
-        y = column_or_1d(check_array(y, ensure_2d=False, dtype=None, input_name="y"), warn=True)
+        y = read_labels(y)
         if len(y) != len(X):
             raise ValueError(f"X has {len(X)} rows but y has {len(y)}")
         check_classification_targets(y)
         encoder = LabelEncoder().fit(y)
         self.classes_ = encoder.classes_
-        fitted = _fitting_class(self.classes_.tolist())
+        fitted = fitting_class(self.classes_.tolist())
         self.evidence_ = [
             set() if fitted is None else set(zip(*(column[y == fitted] for column in key),
                                                  strict=True))
@@ -441,7 +444,7 @@ class FeasibilityClassifier(ClassifierMixin, BaseEstimator):
         encoded, room, margin, own = self._features(X)
         proba = self._proba(encoded)
         labels = self.classes_.tolist()
-        fitted = _fitting_class(labels)
+        fitted = fitting_class(labels)
         if fitted is None:
             if not all(c is False or c == "oom" for c in labels):
                 raise ValueError(f"fit_probability needs the class True (or 'ok') among "
@@ -592,9 +595,3 @@ MEMORY_COLUMN = "memory_gb"
 _KEY_OPTIONS = {"floor": ("memory_floor_columns", "memory_floor_load"),
                 "ceiling": ("memory_ceiling_columns", "memory_floor_load"),
                 "backing": ("memory_override_columns", "memory_override_load")}
-
-
-def _fitting_class(labels):
-    """The label that means "it fitted": ``True`` or ``"ok"``, or None."""
-    return next((fitted for fitted in (True, "ok")
-                 if any(c == fitted and type(c) is type(fitted) for c in labels)), None)

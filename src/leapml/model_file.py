@@ -592,6 +592,8 @@ def _feasibility_from_members(members):
         need, members, len(params.get("memory_need_features") or [])
         + len(params.get("memory_need_products") or []), 1)
     booster = entry["booster_"]
+    # LightGBM's binary model has one output, its multiclass model one per class
+    n_classes = len(classifier.classes_)
     classifier.booster_ = None if booster is None else _submodel_from_entry(
-        booster, members, n_features + (need is not None), 1)
+        booster, members, n_features + (need is not None), n_classes if n_classes > 2 else 1)
     return classifier

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from ._calendar import on_or_before
-from ._frames import cached_index, column_values, frame_of_arrays, taken
+from ._frames import cached_index, column_values, frame_of_arrays, require_unique_columns, taken
 from .features import (
     FeatureColumns,
     HistoryIndex,
@@ -165,6 +165,9 @@ def _predictions(model, jobs, hardware, history, at, hardware_types,
                  feasibility=None, coverage=0.8) -> _Predictions:
     if isinstance(jobs, pd.DataFrame) and len(jobs) == 0:
         raise ValueError("jobs is empty: give at least one submission to score")
+    for frame, name in ((jobs, "jobs"), (hardware, "hardware"), (history, "history"),
+                        (feasibility, "feasibility")):
+        require_unique_columns(frame, name)
     own_times = at is None and "submit_time" in jobs
     if at is None and not own_times:
         at = _just_after(history)
@@ -450,6 +453,9 @@ def explain_picks(model, ranked: pd.DataFrame, jobs: pd.DataFrame, hardware: pd.
     """
     if not (isinstance(top, int) and top >= 1):
         raise ValueError(f"top must be an int >= 1, got {top!r}")
+    for frame, name in ((ranked, "ranked"), (jobs, "jobs"), (hardware, "hardware"),
+                        (history, "history")):
+        require_unique_columns(frame, name)
     first = ranked.loc[ranked["rank"] == 1, ["job_id", "hardware_type"]]
     rows = jobs.drop(columns=["hardware_type"], errors="ignore").merge(
         first.astype({"hardware_type": str}), on="job_id", how="inner", validate="one_to_one")

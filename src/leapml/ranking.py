@@ -30,8 +30,19 @@ def _fail_if_missing(frame, columns):
         )
 
 
-def _float_column(frame, name):
+def _column(frame, name):
+    """The column ``name`` of ``frame``: an error naming it when ``frame`` has it more than once."""
     column = frame[name]
+    if isinstance(column, pd.DataFrame):
+        raise ValueError(
+            f"predictions has {column.shape[1]} columns named {name!r}: keep one (which would "
+            "be read is ambiguous)"
+        )
+    return column
+
+
+def _float_column(frame, name):
+    column = _column(frame, name)
     if column.dtype.kind in "fiu":
         # already numbers: skip to_numeric, which costs more than the rest on a few rows
         return column.to_numpy(np.float64)
@@ -39,6 +50,17 @@ def _float_column(frame, name):
         return pd.to_numeric(column, errors="raise").to_numpy(np.float64, na_value=np.nan)
     except (TypeError, ValueError) as err:
         raise ValueError(f"column {name!r} must be numeric: {err}") from err
+
+
+def _cost_of(cost, hardware_type):
+    """``cost[hardware_type]`` as a float: an error naming the type when it is no number."""
+    value = cost[hardware_type]
+    try:
+        return float(value)
+    except (TypeError, ValueError) as err:
+        raise ValueError(
+            f"cost of hardware type {hardware_type!r} must be a number, got {value!r}"
+        ) from err
 
 
 def _positive_finite(values):
@@ -63,7 +85,7 @@ def _factorize(column):
 
 #: Why a candidate is not rankable, by code ("" when it is).
 REASONS = ("", "no prediction", "marked infeasible", "fit probability below threshold",
-           "most likely to fit, below threshold")
+           "most likely to fit, below threshold", "predicted throughput is zero")
 #: The values ``rank_candidates`` takes for ``if_none_fit``.
 IF_NONE_FIT = ("skip", "most_likely")
 _REASON_DTYPE = pd.CategoricalDtype(list(REASONS))
@@ -76,7 +98,8 @@ def _rank_arrays(job_codes, hardware_codes, hardware_names, throughput, hourly, 
     ``job_codes`` and ``hardware_codes`` number the jobs (in order of first
     appearance) and the types (positions in ``hardware_names``), with one
     row per (job, type) pair; ``hourly`` is the cost per hour (> 0) and
-    ``throughput`` the prediction (>= 0 or NaN); ``unlikely`` marks the
+    ``throughput`` the prediction (>= 0 or NaN; 0 is not rankable, as NaN
+    is not); ``unlikely`` marks the
     candidates whose probability of fitting is below the threshold, and
     ``score`` (default: throughput per cost) orders the candidates;
     ``fallback``, the probability of fitting, makes a job with no rankable
@@ -94,10 +117,13 @@ def _rank_arrays(job_codes, hardware_codes, hardware_names, throughput, hourly, 
     hardware_order = name_rank[hardware_codes] if n else np.empty(0, dtype=np.intp)
     per_cost = throughput / hourly
     score = per_cost if score is None else score
-    rankable = feasible & ~np.isnan(score)
+    # a throughput of zero is no throughput: nothing to rank, whatever it costs
+    zero = throughput == 0
+    predicted = ~np.isnan(score) & ~zero
+    rankable = feasible & predicted
     chosen = None
     if fallback is not None and unlikely is not None and n:
-        chosen = _most_likely(job_codes, rankable, marked & unlikely & ~np.isnan(score), fallback)
+        chosen = _most_likely(job_codes, rankable, marked & unlikely & predicted, fallback)
         rankable = rankable | chosen
     # lexsort sorts by the last key first; NaN keys are replaced so they sort last
     keys = [hardware_order, np.nan_to_num(-throughput, nan=np.inf),
@@ -120,7 +146,7 @@ def _rank_arrays(job_codes, hardware_codes, hardware_names, throughput, hourly, 
     if top_k is not None:
         keep = rank <= top_k
         order, rank = order[keep], rank[keep]
-    reason = np.where(np.isnan(score), 1, 0).astype(np.int8)
+    reason = np.where(np.isnan(score), 1, np.where(zero, 5, 0)).astype(np.int8)
     if unlikely is not None:
         reason[unlikely] = 3
     if chosen is not None:
@@ -165,7 +191,8 @@ def rank_arrays(job_codes, hardware_codes, hardware_names, throughput, hourly, *
     hardware_names : list
         The hardware types (ties go to the type that sorts first by name).
     throughput : array-like of float
-        Predicted throughput, >= 0 and finite (NaN: no prediction).
+        Predicted throughput, >= 0 and finite (NaN: no prediction; 0 is not
+        rankable either).
     hourly : array-like of float
         Cost per hour of each candidate (cost per device-hour times its
         trainer count), > 0 and finite.
@@ -374,7 +401,7 @@ def rank_candidates(predictions, *, cost, job_col="job_id", hardware_col="hardwa
         A job none of whose candidates is likely enough to fit: ``"skip"``
         leaves it with no rankable candidate (the scheduler decides);
         ``"most_likely"`` ranks its candidates of the highest probability
-        of fitting (with a prediction, not marked infeasible), by the
+        of fitting (with a prediction above zero, not marked infeasible), by the
         objective, with the reason ``"most likely to fit, below
         threshold"``.
 
@@ -388,12 +415,13 @@ def rank_candidates(predictions, *, cost, job_col="job_id", hardware_col="hardwa
         - ``cost_per_hour``: cost per device-hour times the trainer count;
         - ``throughput_per_cost``: predicted throughput / ``cost_per_hour``;
         - ``rankable``: ``False`` for infeasible candidates, candidates
-          unlikely to fit and NaN predictions, which always rank after every
-          rankable candidate;
+          unlikely to fit, NaN predictions and predictions of zero
+          throughput, which always rank after every rankable candidate;
         - ``rank``: 1 for the best candidate of each job, then 2, 3, ...;
         - ``reason``: why a candidate is not rankable (a category among
           :data:`REASONS`: ``"marked infeasible"``, ``"fit probability below
-          threshold"``, ``"no prediction"``), ``""`` when it is, or
+          threshold"``, ``"no prediction"``, ``"predicted throughput is
+          zero"``), ``""`` when it is, or
           ``"most likely to fit, below threshold"`` for a candidate ranked by
           ``if_none_fit="most_likely"``;
         - ``score``: the objective's value (NaN: no prediction).
@@ -404,8 +432,9 @@ def rank_candidates(predictions, *, cost, job_col="job_id", hardware_col="hardwa
     Raises
     ------
     ValueError
-        For missing columns, a row without a hardware type, a hardware type
-        without a cost, a cost that is <= 0, infinite or NaN, a trainer count
+        For missing columns, a column it reads given twice, a row without a
+        hardware type, a hardware type without a cost, a cost that is not a
+        number, <= 0, infinite or NaN, a trainer count
         <= 0 or infinite, a negative or infinite predicted
         throughput, a non-boolean feasibility column, duplicate (job,
         hardware type) rows, a ``top_k`` below 1, or a probability of
@@ -438,7 +467,7 @@ def rank_candidates(predictions, *, cost, job_col="job_id", hardware_col="hardwa
     _fail_if_missing(predictions, [job_col, hardware_col, prediction_col, feasible_col]
                      + ([cost] if cost_is_column else []))
     n = len(predictions)
-    hardware = predictions[hardware_col]
+    hardware = _column(predictions, hardware_col)
 
     throughput = _float_column(predictions, prediction_col)
     hardware_codes, hardware_names = _factorize(hardware)
@@ -459,7 +488,7 @@ def rank_candidates(predictions, *, cost, job_col="job_id", hardware_col="hardwa
         missing = [h for h in hardware_names if h not in cost]
         if missing:
             raise ValueError(f"cost has no entry for hardware type(s) {sorted(map(str, missing))}")
-        per_type = np.array([cost[h] for h in hardware_names], dtype=np.float64)
+        per_type = np.array([_cost_of(cost, h) for h in hardware_names], dtype=np.float64)
         bad_types = [str(h) for h, ok in zip(hardware_names, _positive_finite(per_type), strict=True)
                      if not ok]
         if bad_types:
@@ -478,7 +507,7 @@ def rank_candidates(predictions, *, cost, job_col="job_id", hardware_col="hardwa
         hourly = unit_cost
 
     if feasible_col is not None:
-        feasible = predictions[feasible_col]
+        feasible = _column(predictions, feasible_col)
         if not (pd.api.types.is_bool_dtype(feasible.dtype) and not feasible.isna().any()):
             raise ValueError(
                 f"feasible column {feasible_col!r} must be boolean without missing values, "
@@ -492,7 +521,7 @@ def rank_candidates(predictions, *, cost, job_col="job_id", hardware_col="hardwa
         probability = _float_column(predictions, fit_probability_col)
     if objective in NEEDS_INTERVAL and low_col in predictions.columns:
         low = _float_column(predictions, low_col)
-    job_codes, _ = pd.factorize(predictions[job_col], sort=False, use_na_sentinel=False)
+    job_codes, _ = pd.factorize(_column(predictions, job_col), sort=False, use_na_sentinel=False)
     order, added = rank_arrays(job_codes, hardware_codes, hardware_names, throughput, hourly,
                                fit_probability=probability, min_fit_probability=min_fit_probability,
                                feasible=feasible, top_k=top_k, objective=objective,

@@ -26,7 +26,15 @@ from leapml.features.names import (
     _UNIT_COLUMN,
 )
 from leapml.features.peaks import PeakLog
-from leapml.features.rows import _Catalog, _check_time_zones, _Past, _read_history, _Rows
+from leapml.features.rows import (
+    _Catalog,
+    _check_time_zones,
+    _Past,
+    _read_history,
+    _Rows,
+    attempt_ids,
+    some_values,
+)
 from leapml.schema import (
     SchemaError,
     validate_hardware,
@@ -115,6 +123,7 @@ class HistoryIndex:
                                   if c in hardware.columns]].copy()
         ok, columns, past = _read_history(history, self._catalog, outcome_known=outcome_known)
         self._past = past
+        self._attempt_ids = attempt_ids(history)  # None: the log has no attempt_id column
         self._values: dict[str, dict] = {}
         self._codes: dict[str, np.ndarray] = {}
         unit = history[_UNIT_COLUMN].array if _UNIT_COLUMN in history.columns else None
@@ -286,7 +295,8 @@ class HistoryIndex:
         ----------
         new_attempts : DataFrame
             Attempts of any status (only ``ok`` ones are kept), checked as the
-            log is; they may be older than :attr:`end`.
+            log is; they may be older than :attr:`end`, but none may be in the
+            index already (by ``attempt_id``, where both have the column).
 
         Returns
         -------
@@ -298,9 +308,10 @@ class HistoryIndex:
         TypeError
             If ``new_attempts`` is not a DataFrame.
         SchemaError
-            With the problems found in ``new_attempts``, or if their
-            ``submit_time`` is time-zone aware where the log's is naive (or
-            the reverse).
+            With the problems found in ``new_attempts`` (a duplicate
+            ``attempt_id`` among them), if some are in the index already, or
+            if their ``submit_time`` is time-zone aware where the log's is
+            naive (or the reverse).
 
         Examples
         --------
@@ -329,6 +340,7 @@ class HistoryIndex:
                     "and naive in the other"
                 ],
             )
+        ids = self._new_ids(new_attempts)
         if self.last_submit is None:
             self._aware = aware
         if len(new):
@@ -343,7 +355,21 @@ class HistoryIndex:
         self._advance(columns, ok)
         self.peaks = self.peaks.append(PeakLog.of(new_attempts, self._devices,
                                                   outcome_known=self._outcome_known))
+        self._attempt_ids = ids
         return self
+
+    def _new_ids(self, new_attempts: pd.DataFrame) -> pd.Index | None:
+        """The attempt ids known once ``new_attempts`` are folded in; an error naming those
+        already in the index (folded in twice, an attempt would count twice)."""
+        known, new = getattr(self, "_attempt_ids", None), attempt_ids(new_attempts)
+        if new is None or known is None:
+            return known if new is None else new
+        again = new[new.isin(known)]
+        if len(again):
+            raise SchemaError("the new attempts", [
+                f"{len(again)} attempt(s) already in the index, attempt_id "
+                f"{some_values(again)}: update with the attempts not folded in before"])
+        return known.append(new)
 
     def _fold(self, new: _Past, key_values: dict) -> None:
         """Append completed rows and recompute the statistics of the keys they touch."""

@@ -242,6 +242,13 @@ def _read_history(
         history, HISTORY_COLUMNS, hardware_codes=catalog.codes, problems=problems, rows=ok,
         text_columns=_TEXT_COLUMNS,
     )
+    ids = attempt_ids(history)
+    if ids is not None and not ids.is_unique:
+        # an attempt given twice would be counted twice
+        given = history["attempt_id"]
+        dup = (given.duplicated(keep=False) & given.notna()).to_numpy()
+        problems.append(f"duplicate attempt_id {some_values(ids[ids.duplicated()].unique())} "
+                        f"in {describe_rows(dup, history)}")
     if not problems:
         try:
             known = _known_ns(history, columns, ok, outcome_known, problems)
@@ -250,6 +257,21 @@ def _read_history(
     if problems:
         raise SchemaError(what, problems)
     return ok, columns, _Past.read(columns, parsed, ok, catalog, known)
+
+
+def attempt_ids(log: pd.DataFrame) -> pd.Index | None:
+    """The non-null ``attempt_id`` values of ``log``, or None when it has no such column."""
+    if "attempt_id" not in log.columns:
+        return None
+    ids = log["attempt_id"]
+    return pd.Index(ids[ids.notna()].array)
+
+
+def some_values(values, limit: int = 5) -> str:
+    """Up to ``limit`` of ``values`` as a list, saying how many more there are."""
+    values = list(values)
+    more = f" and {len(values) - limit} more" if len(values) > limit else ""
+    return f"{values[:limit]}{more}"
 
 
 def outcome_known_time(log: pd.DataFrame, *, outcome_known: str | None = None) -> pd.Series:

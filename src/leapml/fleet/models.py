@@ -204,6 +204,15 @@ def _loguniform(rng, low_high, u):
     return np.exp(np.log(lo) + u * (np.log(hi) - np.log(lo)))
 
 
+def check_seed(seed) -> None:
+    """Refuse a seed that is not a non-negative integer: every draw is seeded by it."""
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+        raise TypeError(f"seed must be a non-negative integer (the same seed gives the same "
+                        f"draws), got {seed!r}")
+    if seed < 0:
+        raise ValueError(f"seed must be a non-negative integer, got {seed}")
+
+
 def model_catalog(seed: int = 0, *, n_types: int = 700, zipf_exponent: float = 0.5) -> pd.DataFrame:
     """Draw the model-type catalog: ``n_types`` types in the families of :data:`FAMILIES`.
 
@@ -237,6 +246,7 @@ def model_catalog(seed: int = 0, *, n_types: int = 700, zipf_exponent: float = 0
         raise ValueError(f"n_types must be at least {len(FAMILIES)} (one per family), got {n_types}")
     if zipf_exponent < 0:
         raise ValueError(f"zipf_exponent must be >= 0, got {zipf_exponent}")
+    check_seed(seed)
     rng = np.random.default_rng([seed, 7])
     fams = list(FAMILIES.values())
     shares = np.array([f.type_share for f in fams])

@@ -19,7 +19,7 @@ from .._moved import forward
 from ..schema import ATTEMPT_COLUMNS, PRECISIONS, STATUSES, TRUTH_COLUMNS
 from .fleet import Fleet
 from .hardware import hardware_catalog
-from .models import _PARALLELISM_CODES, FAMILIES, model_catalog
+from .models import _PARALLELISM_CODES, FAMILIES, check_seed, model_catalog
 from .physics import _seq_scale
 from .scheduler import (
     _MAX_TRAINERS,
@@ -380,6 +380,7 @@ def _check_options(preset, days, options: dict) -> None:
     recurring_share, sweep_share = options["recurring_share"], options["sweep_share"]
     if preset not in PRESETS:
         raise ValueError(f"preset must be one of {sorted(PRESETS)}, got {preset!r}")
+    check_seed(options["seed"])
     if int(days) != days or days < 1:
         raise ValueError(f"days must be a positive integer, got {days}")
     for name, value in {"recurring_share": recurring_share, "sweep_share": sweep_share,

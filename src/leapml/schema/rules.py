@@ -42,9 +42,13 @@ _OK_CODES = {"ok": 0}
 
 
 def require_frame(frame, name: str) -> None:
-    """Raise TypeError unless ``frame`` is a DataFrame (``name`` says which argument)."""
+    """Raise TypeError unless ``frame`` is a DataFrame (``name`` says which argument), and
+    ValueError if it has a column name twice (reading it would give a frame, not a column)."""
     if not isinstance(frame, pd.DataFrame):
         raise TypeError(f"{name} must be a pandas DataFrame, got {type(frame).__name__}")
+    if not frame.columns.is_unique:
+        repeated = sorted({str(c) for c in frame.columns[frame.columns.duplicated()]})
+        raise ValueError(f"{name} has column(s) {repeated} more than once: keep one of each")
 
 
 def describe_rows(mask: np.ndarray, frame: pd.DataFrame, limit: int = 5) -> str:
