@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import warnings
-from collections.abc import Mapping
 from numbers import Integral, Real
 
 import numpy as np
-import pandas as pd
 from sklearn.base import BaseEstimator, RegressorMixin, _fit_context
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
@@ -17,7 +15,6 @@ from sklearn.utils.validation import (
     check_consistent_length,
     check_is_fitted,
     column_or_1d,
-    validate_data,
 )
 
 from leapml._binning import assign_bins, equal_frequency_edges
@@ -28,8 +25,9 @@ from leapml._cascade import (
     predict_expert,
 )
 from leapml._conformal import IntervalsMixin
-from leapml._encoding import ColumnEncoder, canonical_order, effective_threads, unit_free_weights
+from leapml._encoding import canonical_order, effective_threads, unit_free_weights
 from leapml._explain import ExplainMixin
+from leapml._inputs import EncodedInputMixin
 from leapml._priors import PriorsMixin
 from leapml._router import (
     default_classifier,
@@ -60,7 +58,8 @@ FASTER_HARDWARE = ("peak_tflops", "memory_bw_gbps", "intra_node_bw_gbps", "inter
                    "communication_bw_gbps", "total_peak_tflops", "total_memory_bw_gbps")
 
 
-class LeapRegressor(PriorsMixin, IntervalsMixin, ExplainMixin, RegressorMixin, BaseEstimator):
+class LeapRegressor(PriorsMixin, IntervalsMixin, ExplainMixin, EncodedInputMixin, RegressorMixin,
+                    BaseEstimator):
     """Throughput regressor: equal-frequency log bins, per-bin median experts, a bin router.
 
     The target (throughput, > 0) is modelled on a log scale. ``log(y)`` is cut
@@ -284,9 +283,8 @@ class LeapRegressor(PriorsMixin, IntervalsMixin, ExplainMixin, RegressorMixin, B
     def __init__(self, *, n_bins=13, max_iter=3, tol=0.01, combine="soft", n_estimators=50,
                  regressor=None, classifier=None, router="ordinal", expert_overlap=0.0,
                  min_bin_rows=200, anchor=None, base="lightgbm", monotone_increasing=FASTER_HARDWARE,
-                 history_columns=HISTORY_COLUMNS, history_prior=0.25, reassign_window=2,
-                 router_max_rows=200_000,
-                 n_jobs=None, random_state=None):
+                 history_columns=HISTORY_COLUMNS, history_prior=0.25,
+                 reassign_window=2, router_max_rows=200_000, n_jobs=None, random_state=None):
         self.n_bins = n_bins
         self.max_iter = max_iter
         self.tol = tol
@@ -314,63 +312,6 @@ class LeapRegressor(PriorsMixin, IntervalsMixin, ExplainMixin, RegressorMixin, B
         tags.input_tags.categorical = True
         tags.input_tags.string = True
         return tags
-
-    # -- input handling -------------------------------------------------------
-
-    def _validate_X(self, X, *, reset):
-        """The one entry of every input: check names and width, then encode with ``encoder_``.
-
-        ``fit`` (``reset=True``) learns the encoder; every later call reads it
-        and writes nothing. A DataFrame or a mapping of named columns (such as
-        :class:`leapml.features.FeatureColumns`) must have the fitted columns,
-        in order; arrays go through scikit-learn's validation.
-        """
-        encoder = ColumnEncoder.learn(X) if reset else self.encoder_
-        if isinstance(X, Mapping) and not reset:
-            encoded = encoder.encode_columns(self._named_columns(X))
-        elif isinstance(X, pd.DataFrame) and (encoder.any_categorical or not reset):
-            self._check_names(X, reset=reset)
-            encoded = encoder.encode(X)
-        elif encoder.any_categorical:  # an array, at predict time, for a model fitted on categories
-            validate_data(self, X, reset=False, skip_check_array=True)
-            encoded = encoder.encode(X)
-        else:
-            return self._learned(encoder, validate_data(
-                self, X, reset=reset, dtype=np.float64, ensure_all_finite="allow-nan", order="C"),
-                reset)
-        if len(encoded) == 0 or np.isinf(encoded).any():
-            # scikit-learn's own errors for empty input and infinity
-            check_array(encoded, dtype=np.float64, ensure_all_finite="allow-nan", estimator=self)
-        return self._learned(encoder, encoded, reset)
-
-    def _learned(self, encoder, encoded, reset):
-        """Keep the encoder learned by ``fit``, named as the validated input; return ``encoded``."""
-        if reset:
-            self.categories_ = encoder.categories
-            self.encoder_ = ColumnEncoder(encoder.categories, getattr(self, "feature_names_in_", None))
-        return encoded
-
-    def _check_names(self, X, *, reset):
-        """A DataFrame's column names and count, checked as scikit-learn checks them."""
-        names = None if reset else self.encoder_.names
-        if names is None or X.shape[1] != len(names) or X.columns.tolist() != names:
-            validate_data(self, X, reset=reset, skip_check_array=True)
-
-    def _named_columns(self, X):
-        """The columns of a mapping of named columns, checked against the fitted names."""
-        names, keys = self.encoder_.names, list(X.keys())
-        if names is None or keys != names:
-            # scikit-learn's own message, from the names alone
-            validate_data(self, pd.DataFrame(columns=keys), reset=False, skip_check_array=True)
-            raise ValueError(
-                f"X is a mapping of {len(keys)} named columns, but {type(self).__name__} was "
-                "fitted without feature names: give it the rows as an array"
-            )
-        columns = [c if hasattr(c, "dtype") else np.asarray(c) for c in (X[k] for k in keys)]
-        lengths = {len(c) for c in columns}
-        if len(lengths) > 1:
-            raise ValueError(f"X's columns differ in length: {sorted(lengths)}")
-        return columns
 
     # -- fit / predict ----------------------------------------------------------
 

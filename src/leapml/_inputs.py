@@ -1,0 +1,73 @@
+"""How ``LeapRegressor`` reads its input: one entry that checks and encodes every ``X``."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+import pandas as pd
+from sklearn.utils.validation import check_array, validate_data
+
+from leapml._encoding import ColumnEncoder
+
+
+class EncodedInputMixin:
+    """``_validate_X`` and its helpers: names and width checked as scikit-learn checks
+    them, then every input encoded by the ``encoder_`` that ``fit`` learned."""
+
+    def _validate_X(self, X, *, reset):
+        """The one entry of every input: check names and width, then encode with ``encoder_``.
+
+        ``fit`` (``reset=True``) learns the encoder; every later call reads it
+        and writes nothing. A DataFrame or a mapping of named columns (such as
+        :class:`leapml.features.FeatureColumns`) must have the fitted columns,
+        in order; arrays go through scikit-learn's validation.
+        """
+        encoder = ColumnEncoder.learn(X) if reset else self.encoder_
+        if isinstance(X, Mapping) and not reset:
+            encoded = encoder.encode_columns(self._named_columns(X))
+        elif isinstance(X, pd.DataFrame) and (encoder.any_categorical or not reset):
+            self._check_names(X, reset=reset)
+            encoded = encoder.encode(X)
+        elif encoder.any_categorical:  # an array, at predict time, for a model fitted on categories
+            validate_data(self, X, reset=False, skip_check_array=True)
+            encoded = encoder.encode(X)
+        else:
+            return self._learned(encoder, validate_data(
+                self, X, reset=reset, dtype=np.float64, ensure_all_finite="allow-nan", order="C"),
+                reset)
+        if len(encoded) == 0 or np.isinf(encoded).any():
+            # scikit-learn's own errors for empty input and infinity
+            check_array(encoded, dtype=np.float64, ensure_all_finite="allow-nan", estimator=self)
+        return self._learned(encoder, encoded, reset)
+
+    def _learned(self, encoder, encoded, reset):
+        """Keep the encoder learned by ``fit``, named as the validated input; return ``encoded``."""
+        if reset:
+            self.categories_ = encoder.categories
+            self.encoder_ = ColumnEncoder(encoder.categories, getattr(self, "feature_names_in_", None))
+        return encoded
+
+    def _check_names(self, X, *, reset):
+        """A DataFrame's column names and count, checked as scikit-learn checks them."""
+        names = None if reset else self.encoder_.names
+        if names is None or X.shape[1] != len(names) or X.columns.tolist() != names:
+            validate_data(self, X, reset=reset, skip_check_array=True)
+
+    def _named_columns(self, X):
+        """The columns of a mapping of named columns, checked against the fitted names."""
+        names, keys = self.encoder_.names, list(X.keys())
+        if names is None or keys != names:
+            # scikit-learn's own message, from the names alone
+            validate_data(self, pd.DataFrame(columns=keys), reset=False, skip_check_array=True)
+            raise ValueError(
+                f"X is a mapping of {len(keys)} named columns, but {type(self).__name__} was "
+                "fitted without feature names: give it the rows as an array"
+            )
+        # a scalar per name is one row
+        columns = [np.atleast_1d(np.asarray(c)) if np.ndim(c) == 0
+                   else c if hasattr(c, "dtype") else np.asarray(c) for c in (X[k] for k in keys)]
+        lengths = {len(c) for c in columns}
+        if len(lengths) > 1:
+            raise ValueError(f"X's columns differ in length: {sorted(lengths)}")
+        return columns
