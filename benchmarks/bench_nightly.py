@@ -32,6 +32,10 @@ Configurations (``--configs``, comma separated):
 ``ordinal``
     ``router="ordinal", combine="hard"``: one least-squares regressor of the
     bin index (100 trees) instead of the multiclass router's 1,300.
+``ordinal_soft``, ``base_all_columns``, ``no_cold_start``
+    Earlier defaults: before the shared expert and the blend with the job's
+    own runs; before the shared expert sampled its columns; before
+    cold-start copies of the rows (``cold_start=0``).
 
 Run::
 
@@ -91,6 +95,8 @@ CONFIGS = {
     "ordinal_soft": BEFORE_PRIORS,
     # the default before its shared expert sampled half the columns at each split
     "base_all_columns": NAMED["base_all_columns"](),
+    # the default before it fitted cold-start copies of its rows
+    "no_cold_start": {"cold_start": 0.0},
 }
 
 

@@ -63,6 +63,16 @@ def test_an_uncalibrated_model_has_no_intervals():
         model.predict_interval(X)
 
 
+def test_a_refit_drops_the_calibration_of_the_model_it_replaces():
+    X, y, groups = _data(600, 5)
+    model = LeapRegressor(n_bins=2, n_estimators=5, random_state=0).fit(X[:300], y[:300])
+    model.calibrate(X[300:], y[300:], groups=groups[300:])
+    assert model.predict_interval(X[:5]).shape == (5, 2)
+    model.fit(X[:300], y[:300] * 10)  # a new model: the old widths say nothing of it
+    with pytest.raises(NotFittedError, match="not calibrated"):
+        model.predict_interval(X[:5])
+
+
 def test_bad_coverage_and_groups_are_refused(calibrated):
     X, _, _ = _data(10, 0)
     with pytest.raises(ValueError, match="coverage"):

@@ -40,10 +40,41 @@ LABELS = {"leap": "default LeapRegressor", "single_lightgbm": "single LightGBM (
 def summary(table: pd.DataFrame, by: str) -> pd.DataFrame:
     """Median, mean and worst drop per model, and the groups that lose more than published."""
     drops = table.groupby("model", sort=False)["drop_points"]
-    out = pd.DataFrame({"median": drops.median(), "mean": drops.mean(), "worst": drops.max(),
+    out = pd.DataFrame({"median": drops.median(), "mean": drops.mean(), "least": drops.min(),
+                        "worst": drops.max(),
                         "groups": drops.size(),
                         "above_published": drops.apply(lambda d: int((d > PUBLISHED_DROP[by]).sum()))})
     return out.round(1)
+
+
+def versus(table: pd.DataFrame, by: str) -> dict:
+    """The default against the single model, group by group: medians in distribution and
+    held out, and on how many groups the default is the more accurate held out (or level)."""
+    wide = table.pivot(index=by, columns="model", values=["in_distribution", "held_out"])
+    held = wide["held_out"]
+    def median(values) -> float:
+        return round(100 * float(values.median()), 1)
+    return {"in_leap": median(wide["in_distribution"]["leap"]),
+            "in_single": median(wide["in_distribution"]["single_lightgbm"]),
+            "held_leap": median(held["leap"]), "held_single": median(held["single_lightgbm"]),
+            "higher": int((held["leap"] > held["single_lightgbm"] + 1e-12).sum()),
+            "level": int(np.isclose(held["leap"], held["single_lightgbm"]).sum())}
+
+
+def markdown(table: pd.DataFrame, by: str) -> str:
+    """One row per group held out: attempts, then each model's in / held out / drop."""
+    def cell(row) -> str:
+        return (f"{100 * row.in_distribution:.1f}% / {100 * row.held_out:.1f}% / "
+                f"{row.drop_points:.1f}")
+    what = "hardware type" if by == "hardware_type" else "model family"
+    lines = [f"| {what} held out | attempts | default: in / held out / drop | "
+             "single LightGBM: in / held out / drop |", "|---|---|---|---|"]
+    leap = table[table["model"] == "leap"].set_index(by)
+    single = table[table["model"] == "single_lightgbm"].set_index(by)
+    for group in sorted(leap.index):
+        lines.append(f"| {group} | {int(leap.loc[group, 'n_attempts'])} | {cell(leap.loc[group])} | "
+                     f"{cell(single.loc[group])} |")
+    return "\n".join(lines)
 
 
 def draw(table: pd.DataFrame, by: str, out: Path) -> None:
@@ -78,7 +109,8 @@ def main(argv=None) -> None:
     for by, name in (("hardware_type", "hardware"), ("model_family", "family")):
         table = pd.read_csv(args.data / f"held_out_small_{name}.csv")
         table = table[table["by"] == by]
-        print(f"{by}:\n{summary(table, by).to_string()}\n")
+        print(f"{by}:\n{summary(table, by).to_string()}\n{versus(table, by)}\n")
+        print(markdown(table, by) + "\n")
         draw(table, by, args.img / f"held_out_{name}.svg")
 
 

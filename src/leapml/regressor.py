@@ -24,6 +24,7 @@ from leapml._cascade import (
     fit_cascade,
     predict_expert,
 )
+from leapml._cold_start import with_cold_copies
 from leapml._conformal import IntervalsMixin
 from leapml._encoding import canonical_order, effective_threads, unit_free_weights
 from leapml._explain import ExplainMixin
@@ -43,10 +44,10 @@ __all__ = ["LeapRegressor"]
 
 #: The published configuration (13 bins, multiclass router, hard routing, experts of 100
 #: trees on their own bin only and on log throughput itself, no small-data rule, no blend
-#: with the job's own runs): ``LeapRegressor(**PUBLISHED)``.
+#: with the job's own runs, no cold-start copies): ``LeapRegressor(**PUBLISHED)``.
 PUBLISHED = {"n_bins": 13, "router": "multiclass", "combine": "hard", "n_estimators": 100,
              "expert_overlap": 0.0, "min_bin_rows": 1, "anchor": None, "base": None,
-             "history_prior": None}
+             "history_prior": None, "cold_start": 0.0}
 
 #: The features holding the job's own runs in this configuration on this hardware
 #: (their mean log throughput, their number), as :mod:`leapml.features` names them.
@@ -178,6 +179,15 @@ class LeapRegressor(PriorsMixin, IntervalsMixin, ExplainMixin, EncodedInputMixin
         runs: a row with ``n`` of them is predicted by
         ``exp((1 - w) * log(model) + w * mean)``, ``w = n / (n + history_prior)``
         (``w = 0.8`` for one run). ``None``: no blend, as published.
+    cold_start : float in [0, 1), default=0.3
+        Share of the training rows fitted a second time as if their model were
+        new to the fleet: model type, family and every history column of
+        :mod:`leapml.features` blanked (``leapml._cold_start.COLD_START_COLUMNS``).
+        A job of an unseen model family then meets trees that learned to
+        predict from the launch, hardware and model-size columns alone instead
+        of falling wherever a missing category lands (``docs/method.md``,
+        "Levers"). Rows without those named columns (plain arrays) get no
+        copies; 0 fits the rows once, as published.
     reassign_window : int or None, default=2
         Reassignment scores a row with the experts of the bins at most this
         many bins from its own; ``None`` scores every expert, as published.
@@ -274,6 +284,7 @@ class LeapRegressor(PriorsMixin, IntervalsMixin, ExplainMixin, EncodedInputMixin
         "monotone_increasing": [tuple, None],
         "history_columns": [tuple, None],
         "history_prior": [Interval(Real, 0, None, closed="neither"), None],
+        "cold_start": [Interval(Real, 0, 1, closed="left")],
         "reassign_window": [Interval(Integral, 1, None, closed="left"), None],
         "router_max_rows": [Interval(Integral, 1, None, closed="left"), None],
         "n_jobs": [Integral, None],
@@ -283,7 +294,7 @@ class LeapRegressor(PriorsMixin, IntervalsMixin, ExplainMixin, EncodedInputMixin
     def __init__(self, *, n_bins=13, max_iter=3, tol=0.01, combine="soft", n_estimators=50,
                  regressor=None, classifier=None, router="ordinal", expert_overlap=0.0,
                  min_bin_rows=200, anchor=None, base="lightgbm", monotone_increasing=FASTER_HARDWARE,
-                 history_columns=HISTORY_COLUMNS, history_prior=0.25,
+                 history_columns=HISTORY_COLUMNS, history_prior=0.25, cold_start=0.3,
                  reassign_window=2, router_max_rows=200_000, n_jobs=None, random_state=None):
         self.n_bins = n_bins
         self.max_iter = max_iter
@@ -300,6 +311,7 @@ class LeapRegressor(PriorsMixin, IntervalsMixin, ExplainMixin, EncodedInputMixin
         self.monotone_increasing = monotone_increasing
         self.history_columns = history_columns
         self.history_prior = history_prior
+        self.cold_start = cold_start
         self.reassign_window = reassign_window
         self.router_max_rows = router_max_rows
         self.n_jobs = n_jobs
@@ -343,6 +355,8 @@ class LeapRegressor(PriorsMixin, IntervalsMixin, ExplainMixin, EncodedInputMixin
             raise ValueError(
                 f"{type(self).__name__} requires y to be passed, but the target y is None."
             )
+        for stale in ("calibration_", "intervals_"):  # a calibration is of the model it measured
+            self.__dict__.pop(stale, None)
         X = self._validate_X(X, reset=True)
         y = column_or_1d(check_array(y, ensure_2d=False, dtype=np.float64,
                                      ensure_all_finite=False, input_name="y"), warn=True)
@@ -366,7 +380,11 @@ class LeapRegressor(PriorsMixin, IntervalsMixin, ExplainMixin, EncodedInputMixin
         log_y = np.log(y)
         edges = equal_frequency_edges(log_y, self._bins_for(len(y)), sample_weight=sample_weight)
         n_bins = len(edges) - 1
+        self.anchor_fill_ = float(np.median(log_y))
         seed = int(check_random_state(self.random_state).randint(np.iinfo(np.int32).max - 1000))
+        # the copies are drawn after the bins, which the log's own rows set
+        X, log_y, sample_weight = with_cold_copies(X, log_y, sample_weight, share=self.cold_start,
+                                                   names=self.encoder_.names, seed=seed + 1301)
         threads = effective_threads(self.n_jobs)
         categorical = [j for j, c in enumerate(self.categories_) if c is not None]
         regressor = self.regressor
@@ -384,7 +402,6 @@ class LeapRegressor(PriorsMixin, IntervalsMixin, ExplainMixin, EncodedInputMixin
             classifier = ordinal_router(self.regressor, self.n_estimators)
         elif classifier is None:
             classifier = default_classifier().set_params(n_estimators=self.n_estimators)
-        self.anchor_fill_ = float(np.median(log_y))
         self.history_columns_in_ = self._history_columns()
         self.base_ = None
         if self.base is not None:
