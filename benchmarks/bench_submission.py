@@ -9,7 +9,7 @@ bin index, the two nearest experts blended), ``published``
 (``leapml.PUBLISHED``: 13 experts of 100 trees behind a multiclass router of
 13 x 100 trees, one expert per row), ``ordinal_soft`` (the default before
 the shared expert: 100-tree experts and router), ``ordinal_hard``,
-``multiclass_soft`` and ``default_100``. Each
+``multiclass_soft``, ``default_100`` and ``no_cold_start``. Each
 submission is one job of day 31 at its own submit time, scored on every
 hardware type of the catalog, in one process that has already run a few
 submissions (warm). Per submission it times:
@@ -79,6 +79,8 @@ MODELS = {
     "default_100": {"n_estimators": 100},
     # the default before its shared expert sampled half the columns at each split
     "base_all_columns": NAMED["base_all_columns"](),
+    # the default without its cold-start copies (fitted rows once, as published)
+    "no_cold_start": {"cold_start": 0.0},
 }
 
 

@@ -52,6 +52,8 @@ def slice_table(frame: pd.DataFrame, models: dict) -> str:
              "|---|---|" + "---|" * len(models)]
     for slice_, slice_name in SLICES.items():
         rows = frame[frame["slice"] == slice_]
+        if rows.empty:  # a slice the runs did not score
+            continue
         for metric, metric_name in METRICS.items():
             medians = rows.groupby("model")[metric].median()
             cells = " | ".join(f"{100 * medians[m]:.1f}%" for m in models)
