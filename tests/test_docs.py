@@ -477,8 +477,8 @@ def test_summary_placement_rows_quote_the_kept_default_runs():
         return percent(_kept_objective_row(name, policy, "learned",
                                            "expected_throughput_per_cost")[5])
 
-    small, production = ("placement_small_seeds012345_rule_factor.md",
-                         "placement_production_seed0_most_likely_rule_factor.md")
+    small, production = ("placement_small_seeds012345_cold_start.md",
+                         "placement_production_seed0_most_likely_cold_start.md")
     assert (f"| placement regret with learned feasibility (`small`, six fleets) | "
             f"{learned(small, 'leap')} | {learned(small, 'single_lightgbm')} |") in page
     assert (f"| the same on `production` (one fleet, three nights; a job no type fits on its "
@@ -492,6 +492,44 @@ def _kept_objective_row(name, policy, feasibility, objective="throughput_per_cos
     text = text[text.index("mean over seeds"):] if "mean over seeds" in text else text
     return next([c.strip() for c in line.strip("|").split("|")] for line in text.splitlines()
                 if line.startswith(f"| {policy} | {feasibility} |") and f"| {objective} |" in line)
+
+
+#: The rows of the cold-start placement block: (policy, feasibility, objective).
+_COLD_START_PLACEMENT_ROWS = (("leap", "learned", "expected_throughput_per_cost"),
+                              ("leap", "true", "throughput_per_cost"),
+                              ("single_lightgbm", "learned", "expected_throughput_per_cost"))
+#: Its fleets -> (the kept run with the copies, the kept run before them).
+_COLD_START_PLACEMENT_RUNS = {
+    "`small`, six fleets": ("placement_small_seeds012345_cold_start.md",
+                            "placement_small_seeds012345_rule_factor.md"),
+    "`production`, seed 0": ("placement_production_seed0_most_likely_cold_start.md",
+                             "placement_production_seed0_most_likely_rule_factor.md"),
+}
+
+
+def _cold_start_placement_lines():
+    """The table rows of the cold-start placement block, from the kept runs."""
+    percent = lambda share: f"{100 * float(share):.1f}%"  # noqa: E731
+    lines = []
+    for fleet, (now, before) in _COLD_START_PLACEMENT_RUNS.items():
+        for policy, feasibility, objective in _COLD_START_PLACEMENT_ROWS:
+            cells = _kept_objective_row(now, policy, feasibility, objective)
+            label = "true (a bound)" if feasibility == "true" else feasibility
+            infeasible = "0%" if feasibility == "true" else percent(cells[7])
+            earlier = percent(_kept_objective_row(before, policy, feasibility, objective)[5])
+            lines.append(f"| {fleet} | {policy} | {label} | {objective.replace('_', ' ')} | "
+                         f"{percent(cells[5])} | {percent(cells[6])} | {infeasible} | {earlier} |")
+    return lines
+
+
+def test_placement_cold_start_block_quotes_its_kept_runs():
+    """Each row of the cold-start placement block is a row of the kept run it names, and so is "before"."""
+    page = (DOCS / "results.md").read_text()
+    block = page.split("**With the cold-start copies.**")[1].split("**The default of now.**")[0]
+    lines = _cold_start_placement_lines()
+    assert len(lines) == 6
+    for line in lines:
+        assert line in block, line
 
 
 def test_placement_lead_block_quotes_the_kept_runs_of_the_default():
