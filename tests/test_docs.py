@@ -504,6 +504,8 @@ _COLD_START_PLACEMENT_RUNS = {
                             "placement_small_seeds012345_rule_factor.md"),
     "`production`, seed 0": ("placement_production_seed0_most_likely_cold_start.md",
                              "placement_production_seed0_most_likely_rule_factor.md"),
+    "`production`, seed 1": ("placement_production_seed1_most_likely_cold_start.md",
+                             "placement_production_seed1_most_likely_default_of_now.md"),
 }
 
 
@@ -527,9 +529,29 @@ def test_placement_cold_start_block_quotes_its_kept_runs():
     page = (DOCS / "results.md").read_text()
     block = page.split("**With the cold-start copies.**")[1].split("**The default of now.**")[0]
     lines = _cold_start_placement_lines()
-    assert len(lines) == 6
+    assert len(lines) == 9
     for line in lines:
         assert line in block, line
+    prose = " ".join(block.split())
+    assert f"Over the two `production` fleets {_pooled_production_cold_start()}" in prose
+
+
+def _pooled_production_cold_start():
+    """The two production fleets' pooled regret and infeasible picks with the copies, as quoted."""
+    percent = lambda share: f"{100 * float(share):.1f}%"  # noqa: E731
+    runs = [now for fleet, (now, _) in _COLD_START_PLACEMENT_RUNS.items() if "production" in fleet]
+
+    def pooled(policy, column):
+        rows = [_kept_objective_row(name, policy, "learned", "expected_throughput_per_cost")
+                for name in runs]
+        jobs = [int(r[4]) for r in rows]
+        return sum(jobs), percent(sum(float(r[column]) * n for r, n in zip(rows, jobs, strict=True))
+                                  / sum(jobs))
+
+    jobs, leap = pooled("leap", 5)
+    return (f"({jobs:,} jobs) the default's mean regret is {leap} at "
+            f"{pooled('leap', 7)[1]} infeasible picks, against {pooled('single_lightgbm', 5)[1]} "
+            "for the single model")
 
 
 def test_placement_lead_block_quotes_the_kept_runs_of_the_default():
