@@ -58,7 +58,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 from bench_method_levers import NAMED
-from bench_nightly import RESULTS, machine, night, reference_fit
+from bench_nightly import CONFIGS, RESULTS, machine, night, reference_fit
 
 from leapml import PUBLISHED, LeapRegressor
 from leapml.features import HistoryIndex, build_features, candidate_rows
@@ -80,7 +80,7 @@ MODELS = {
     # the default before its shared expert sampled half the columns at each split
     "base_all_columns": NAMED["base_all_columns"](),
     # the default without its cold-start copies (fitted rows once, as published)
-    "no_cold_start": {"cold_start": 0.0},
+    "no_cold_start": CONFIGS["no_cold_start"],
 }
 
 

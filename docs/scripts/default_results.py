@@ -53,11 +53,10 @@ def check_same_attempts() -> None:
 
 def scores() -> pd.DataFrame:
     """The run's scores, with the earlier run's models and its default as :data:`BEFORE_NAME`."""
-    run = pd.read_csv(RUN / "scores.csv")
-    before = pd.read_csv(BEFORE / "scores.csv")
-    before = before[~before["model"].isin(set(run["model"]))]
-    earlier = pd.read_csv(BEFORE / "scores.csv").query("model == 'leap'").assign(model=BEFORE_NAME)
-    frame = pd.concat([run, before, earlier], ignore_index=True)
+    run, before = pd.read_csv(RUN / "scores.csv"), pd.read_csv(BEFORE / "scores.csv")
+    earlier = before[before["model"] == "leap"].assign(model=BEFORE_NAME)
+    frame = pd.concat([run, before[~before["model"].isin(set(run["model"]))], earlier],
+                      ignore_index=True)
     # a slice every model was scored on (the run without the lookup table has no table-covered one)
     shared = frame.groupby("slice")["model"].nunique() == frame["model"].nunique()
     return frame[frame["slice"].isin(shared[shared].index)]

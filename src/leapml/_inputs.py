@@ -64,9 +64,9 @@ class EncodedInputMixin:
                 f"X is a mapping of {len(keys)} named columns, but {type(self).__name__} was "
                 "fitted without feature names: give it the rows as an array"
             )
-        # a scalar per name is one row
-        columns = [np.atleast_1d(np.asarray(c)) if np.ndim(c) == 0
-                   else c if hasattr(c, "dtype") else np.asarray(c) for c in (X[k] for k in keys)]
+        # arrays and Series as they are; lists and scalars (one row) as arrays
+        columns = [c if hasattr(c, "dtype") and np.ndim(c) else np.atleast_1d(np.asarray(c))
+                   for c in (X[k] for k in keys)]
         lengths = {len(c) for c in columns}
         if len(lengths) > 1:
             raise ValueError(f"X's columns differ in length: {sorted(lengths)}")
