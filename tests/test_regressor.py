@@ -326,6 +326,22 @@ def test_ordinal_probabilities_split_between_two_neighbouring_bins(synthetic):
     assert lo.min() >= 0
 
 
+def test_blending_two_neighbouring_experts_matches_the_probability_matrix():
+    # scores below the first bin, on a bin, between bins and past the last, in shuffled order
+    from leapml._cascade import ConstantModel
+    from leapml._router import predict_between_bins, predict_router
+
+    rng = np.random.default_rng(3)
+    experts = [ConstantModel(v) for v in (1.0, -2.0, 5.0, 0.5)]
+    scores = rng.permutation(np.r_[-1.5, 0.0, 1.0, 2.25, 2.5, 3.0, 7.0, rng.uniform(-1, 4, 200)])
+    X = np.zeros((len(scores), 1))
+    proba = np.vstack([predict_router(ConstantModel(s), X[:1], 4, ordinal=True) for s in scores])
+    expected = proba @ np.array([e.value for e in experts])
+    np.testing.assert_allclose(predict_between_bins(experts, X, scores), expected, rtol=1e-12)
+    assert predict_between_bins(experts[:1], X, scores).tolist() == [1.0] * len(scores)
+    assert predict_between_bins(experts, X[:0], scores[:0]).shape == (0,)
+
+
 def test_ordinal_routing_learns_the_bins_about_as_well_as_multiclass():
     X, y = make_throughput_regression(2000, random_state=7)
     X_test, y_test = make_throughput_regression(1000, random_state=8)

@@ -22,6 +22,7 @@ from leapml._cascade import (
     ConstantModel,
     _is_lightgbm,
     lightgbm_params,
+    predict_expert,
 )
 
 __all__ = [
@@ -30,6 +31,7 @@ __all__ = [
     "fit_router",
     "nearest_bin",
     "ordinal_router",
+    "predict_between_bins",
     "predict_router",
     "router_scores",
 ]
@@ -257,6 +259,42 @@ def nearest_bin(scores, n_bins):
     array([0, 0, 1, 2, 2])
     """
     return np.ceil(np.clip(scores, 0, n_bins - 1) - 0.5).astype(np.intp)
+
+
+def predict_between_bins(experts, X, scores, *, num_threads=1):
+    """Log predictions of an ordinal router's soft combination: each row blends two experts.
+
+    The same numbers as summing ``predict_router(..., ordinal=True)[:, k]``
+    times expert ``k``'s prediction over the bins, without the
+    ``(n_samples, n_bins)`` matrix: the rows are sorted once by the lower of
+    their two bins, so that the rows expert ``k`` weighs (lower bin ``k`` or
+    ``k - 1``) are one contiguous block and each expert is called once on it.
+
+    Examples
+    --------
+    >>> experts = [ConstantModel(0.0), ConstantModel(10.0), ConstantModel(20.0)]
+    >>> predict_between_bins(experts, np.zeros((3, 1)), np.array([0.25, 1.5, 7.0]))
+    array([ 2.5, 15. , 20. ])
+    """
+    n_bins = len(experts)
+    scores = np.clip(np.asarray(scores, dtype=np.float64), 0, n_bins - 1)
+    low = np.minimum(np.floor(scores).astype(np.intp), n_bins - 1)
+    order = np.argsort(low, kind="stable")
+    low, upper = low[order], (scores - np.floor(scores))[order]
+    starts = np.searchsorted(low, np.arange(n_bins + 1))
+    X = X[order]
+    log_pred = np.zeros(len(order))
+    for k in range(n_bins):
+        first, last = starts[max(k - 1, 0)], starts[k + 1]
+        if first == last:
+            continue
+        # rows whose lower bin is k weigh expert k by 1 - upper; those whose lower bin is k - 1, by upper
+        weight = np.where(low[first:last] == k, 1.0 - upper[first:last], upper[first:last])
+        log_pred[first:last] += weight * predict_expert(experts[k], X[first:last],
+                                                        num_threads=num_threads)
+    out = np.empty_like(log_pred)
+    out[order] = log_pred
+    return out
 
 
 def _ordinal_proba(scores, n_bins):

@@ -35,6 +35,7 @@ from leapml._router import (
     fit_router,
     nearest_bin,
     ordinal_router,
+    predict_between_bins,
     predict_router,
     router_scores,
 )
@@ -515,15 +516,16 @@ class LeapRegressor(PriorsMixin, IntervalsMixin, ExplainMixin, EncodedInputMixin
 
     def _route(self, encoded):
         """The bin each row's prediction comes from (the most probable one)."""
-        threads = effective_threads(self.n_jobs)
-        if self.combine == "soft" or self.router != "ordinal":
-            return np.argmax(self._proba(encoded, threads), axis=1)
-        return self._chosen_bin(encoded, threads)
+        return self._chosen_bin(encoded, effective_threads(self.n_jobs))
 
     def _predict_encoded(self, X):
         """Predicted throughput of encoded, validated rows."""
         threads = effective_threads(self.n_jobs)
-        if self.combine == "soft":
+        if self.combine == "soft" and self.router == "ordinal":
+            log_pred = predict_between_bins(self.regressors_, X,
+                                            router_scores(self.classifier_, X, num_threads=threads),
+                                            num_threads=threads)
+        elif self.combine == "soft":
             proba = self._proba(X, threads)
             log_pred = np.zeros(len(X))
             for k, model in enumerate(self.regressors_):
