@@ -11,7 +11,9 @@ hardware type, 49.7 for an unseen model family)::
 
     python benchmarks/bench_held_out.py --preset small
 
-Writes the full table to ``results/held_out_<preset>.csv``.
+Writes the full table to ``results/held_out_<preset>.csv``. ``--leap-config``
+fits the ``leap`` model with other parameters, named as in
+``bench_method_levers.py`` (``--leap-config cold_start_hardware=0.3``).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import time
 from pathlib import Path
 
 import pandas as pd
+from bench_method_levers import make_model
 
 from leapml import PUBLISHED, LeapRegressor
 from leapml.evaluation.baselines import single_model_reference
@@ -42,13 +45,16 @@ def main() -> None:
     parser.add_argument("--models", nargs="+", default=["leap", "single_lightgbm"],
                         choices=["leap", "single_lightgbm"],
                         help="which models to hold out with (default: both)")
+    parser.add_argument("--leap-config", default="default",
+                        help="LeapRegressor parameters of the leap model, as bench_method_levers.py "
+                             "names them (default: the default)")
     parser.add_argument("--out", type=Path, default=None,
                         help="CSV of the full table (default: results/held_out_<preset>.csv)")
     args = parser.parse_args()
 
     started = time.perf_counter()
     fleet = simulate(args.preset, days=args.window_days + 1, seed=args.seed)
-    models = {"leap": LeapRegressor(random_state=args.seed),
+    models = {"leap": make_model(args.leap_config, args.seed),
               "single_lightgbm": single_model_reference(random_state=args.seed)}
     models = {name: model for name, model in models.items() if name in args.models}
     if args.published:

@@ -32,10 +32,11 @@ Configurations (``--configs``, comma separated):
 ``ordinal``
     ``router="ordinal", combine="hard"``: one least-squares regressor of the
     bin index (100 trees) instead of the multiclass router's 1,300.
-``ordinal_soft``, ``base_all_columns``, ``no_cold_start``
+``ordinal_soft``, ``base_all_columns``, ``no_cold_start``, ``no_hardware_copies``
     Earlier defaults: before the shared expert and the blend with the job's
     own runs; before the shared expert sampled its columns; before
-    cold-start copies of the rows (``cold_start=0``).
+    cold-start copies of the rows (``cold_start=0, cold_start_hardware=0``);
+    before the copies as if the hardware type were new (``cold_start_hardware=0``).
 
 Run::
 
@@ -64,8 +65,10 @@ from leapml.fleet import simulate
 
 RESULTS = Path(__file__).resolve().parent / "results"
 #: What the defaults were when the levers of ``benchmarks/README.md`` were measured: no
-#: shared expert, no blend with the job's own runs, experts and router of 100 trees.
-BEFORE_PRIORS = {"base": None, "history_prior": None, "n_estimators": 100}
+#: shared expert, no blend with the job's own runs, experts and router of 100 trees, no
+#: cold-start copies.
+BEFORE_PRIORS = {"base": None, "history_prior": None, "n_estimators": 100, "cold_start": 0.0,
+                 "cold_start_hardware": 0.0}
 #: The multiclass router with hard routing: the default when the levers of
 #: ``benchmarks/README.md`` were measured, and the base of those configurations.
 MULTICLASS = {"router": "multiclass", "combine": "hard", **BEFORE_PRIORS}
@@ -96,7 +99,9 @@ CONFIGS = {
     # the default before its shared expert sampled half the columns at each split
     "base_all_columns": NAMED["base_all_columns"](),
     # the default before it fitted cold-start copies of its rows
-    "no_cold_start": {"cold_start": 0.0},
+    "no_cold_start": {"cold_start": 0.0, "cold_start_hardware": 0.0},
+    # the default before it fitted copies of its rows as if their hardware type were new
+    "no_hardware_copies": {"cold_start_hardware": 0.0},
 }
 
 

@@ -9,7 +9,8 @@ bin index, the two nearest experts blended), ``published``
 (``leapml.PUBLISHED``: 13 experts of 100 trees behind a multiclass router of
 13 x 100 trees, one expert per row), ``ordinal_soft`` (the default before
 the shared expert: 100-tree experts and router), ``ordinal_hard``,
-``multiclass_soft``, ``default_100`` and ``no_cold_start``. Each
+``multiclass_soft``, ``default_100``, ``no_cold_start`` and
+``no_hardware_copies``. Each
 submission is one job of day 31 at its own submit time, scored on every
 hardware type of the catalog, in one process that has already run a few
 submissions (warm). Per submission it times:
@@ -58,7 +59,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 from bench_method_levers import NAMED
-from bench_nightly import CONFIGS, RESULTS, machine, night, reference_fit
+from bench_nightly import BEFORE_PRIORS, CONFIGS, RESULTS, machine, night, reference_fit
 
 from leapml import PUBLISHED, LeapRegressor
 from leapml.features import HistoryIndex, build_features, candidate_rows
@@ -70,17 +71,17 @@ from leapml.schema import LAUNCH_COLUMNS
 MODELS = {
     "default": {},
     "published": dict(PUBLISHED),
-    "ordinal_hard": {"router": "ordinal", "combine": "hard", "base": None, "history_prior": None,
-                     "n_estimators": 100},
-    "multiclass_soft": {"router": "multiclass", "combine": "soft", "base": None,
-                        "history_prior": None, "n_estimators": 100},
-    # the default before the shared expert, the history blend and 50-tree experts
-    "ordinal_soft": {"base": None, "history_prior": None, "n_estimators": 100},
+    "ordinal_hard": {"router": "ordinal", "combine": "hard", **BEFORE_PRIORS},
+    "multiclass_soft": {"router": "multiclass", "combine": "soft", **BEFORE_PRIORS},
+    # the default before the shared expert, the history blend, 50-tree experts and copies
+    "ordinal_soft": BEFORE_PRIORS,
     "default_100": {"n_estimators": 100},
     # the default before its shared expert sampled half the columns at each split
     "base_all_columns": NAMED["base_all_columns"](),
     # the default without its cold-start copies (fitted rows once, as published)
     "no_cold_start": CONFIGS["no_cold_start"],
+    # the default without the copies as if the hardware type were new
+    "no_hardware_copies": CONFIGS["no_hardware_copies"],
 }
 
 

@@ -12,6 +12,11 @@ for every group held out, the points lost within +-20% by each model, sorted
 by the default model's drop, with the published drop as a line. It also
 prints each model's median, mean and worst drop and how many groups lose more
 than the published figure.
+
+``--preset production`` reads ``held_out_production_hardware.csv`` and
+``held_out_production_family.csv`` instead (the tables of ``bench_held_out.py
+--preset production``, whichever models they hold) and writes
+``held_out_production_hardware.svg`` and ``held_out_production_family.svg``.
 """
 
 from __future__ import annotations
@@ -52,6 +57,9 @@ def versus(table: pd.DataFrame, by: str) -> dict:
     held out, and on how many groups the default is the more accurate held out (or level)."""
     wide = table.pivot(index=by, columns="model", values=["in_distribution", "held_out"])
     held = wide["held_out"]
+    if "single_lightgbm" not in held:
+        return {"in_leap": round(100 * float(wide["in_distribution"]["leap"].median()), 1),
+                "held_leap": round(100 * float(held["leap"].median()), 1)}
     def median(values) -> float:
         return round(100 * float(values.median()), 1)
     return {"in_leap": median(wide["in_distribution"]["leap"]),
@@ -67,17 +75,19 @@ def markdown(table: pd.DataFrame, by: str) -> str:
         return (f"{100 * row.in_distribution:.1f}% / {100 * row.held_out:.1f}% / "
                 f"{row.drop_points:.1f}")
     what = "hardware type" if by == "hardware_type" else "model family"
-    lines = [f"| {what} held out | attempts | default: in / held out / drop | "
-             "single LightGBM: in / held out / drop |", "|---|---|---|---|"]
     leap = table[table["model"] == "leap"].set_index(by)
     single = table[table["model"] == "single_lightgbm"].set_index(by)
+    with_single = not single.empty
+    lines = [f"| {what} held out | attempts | default: in / held out / drop |"
+             + (" single LightGBM: in / held out / drop |" if with_single else ""),
+             "|---|---|---|" + ("---|" if with_single else "")]
     for group in sorted(leap.index):
-        lines.append(f"| {group} | {int(leap.loc[group, 'n_attempts'])} | {cell(leap.loc[group])} | "
-                     f"{cell(single.loc[group])} |")
+        lines.append(f"| {group} | {int(leap.loc[group, 'n_attempts'])} | {cell(leap.loc[group])} |"
+                     + (f" {cell(single.loc[group])} |" if with_single else ""))
     return "\n".join(lines)
 
 
-def draw(table: pd.DataFrame, by: str, out: Path) -> None:
+def draw(table: pd.DataFrame, by: str, out: Path, fleet: str = "small fleet, seed 0") -> None:
     """One horizontal bar per group and model: the points lost within +-20%."""
     wide = table.pivot(index=by, columns="model", values="drop_points")
     wide = wide.sort_values(wide.columns[0] if "leap" not in wide else "leap")
@@ -93,7 +103,7 @@ def draw(table: pd.DataFrame, by: str, out: Path) -> None:
     ax.set_yticks(positions, wide.index)
     ax.set_xlabel("points lost within +-20% when held out (in distribution minus held out)")
     what = "hardware type" if by == "hardware_type" else "model family"
-    ax.set_title(f"Every {what} held out in turn (small fleet, seed 0)", fontsize=10)
+    ax.set_title(f"Every {what} held out in turn ({fleet})", fontsize=10)
     ax.legend(fontsize=8, loc="lower right")
     ax.grid(axis="x", alpha=0.3)
     fig.tight_layout()
@@ -105,13 +115,22 @@ def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=DATA)
     parser.add_argument("--img", type=Path, default=DOCS / "img")
+    parser.add_argument("--preset", choices=["small", "production"], default="small")
     args = parser.parse_args(argv)
     for by, name in (("hardware_type", "hardware"), ("model_family", "family")):
-        table = pd.read_csv(args.data / f"held_out_small_{name}.csv")
+        path = args.data / f"held_out_{args.preset}_{name}.csv"
+        if not path.exists():
+            print(f"{by}: no table at {path}\n")
+            continue
+        table = pd.read_csv(path)
         table = table[table["by"] == by]
         print(f"{by}:\n{summary(table, by).to_string()}\n{versus(table, by)}\n")
         print(markdown(table, by) + "\n")
-        draw(table, by, args.img / f"held_out_{name}.svg")
+        if args.preset == "small":
+            draw(table, by, args.img / f"held_out_{name}.svg")
+        else:
+            draw(table, by, args.img / f"held_out_{args.preset}_{name}.svg",
+                 fleet=f"{args.preset} fleet, seed 0")
 
 
 if __name__ == "__main__":

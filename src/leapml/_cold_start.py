@@ -36,36 +36,80 @@ COLD_START_COLUMNS = (
     "history_log_throughput_estimate", "history_estimate_source",
 )
 
+#: The feature columns a hardware type new to the fleet has empty: its identity and every
+#: run on it. The history estimate of such a row falls back to what the job or its model
+#: type measured elsewhere (levels 4 and 5 of ``leapml.features``), recomputed in the copy.
+NEW_HARDWARE_COLUMNS = (
+    "hardware_type",
+    *(name for name in COLD_START_COLUMNS if name.endswith("_same_hardware")),
+)
+#: The estimate a new type's row gets, in the order ``leapml.features`` tries them, with
+#: the source number it records: the job's last run scaled by peak FLOP/s (in throughput,
+#: not log), then the model type's runs on any type.
+_ESTIMATE_FALLBACKS = (("job_last_throughput_scaled_by_peak", 4),
+                       ("model_type_log_throughput_estimate_any_hardware", 5))
+
 #: Those of :data:`COLD_START_COLUMNS` that count runs (or name the estimate's source,
 #: 0 for none): 0 when there is no history, where every other one is missing.
 _ZERO_WITHOUT_HISTORY = frozenset(name for name in COLD_START_COLUMNS
                                   if "_runs_" in name or name == "history_estimate_source")
 
 
-def cold_start_positions(names) -> np.ndarray:
-    """Positions among ``names`` (the fitted feature names, or None) of the columns a
+def cold_start_positions(names, columns=COLD_START_COLUMNS) -> np.ndarray:
+    """Positions among ``names`` (the fitted feature names, or None) of the ``columns`` a
     cold-start copy blanks; empty without names."""
     if names is None:
         return np.zeros(0, dtype=np.intp)
-    return np.flatnonzero(np.isin(np.asarray(names, dtype=object), COLD_START_COLUMNS))
+    return np.flatnonzero(np.isin(np.asarray(names, dtype=object), columns))
 
 
-def with_cold_copies(X, log_y, sample_weight, *, share, names, seed):
+def with_cold_copies(X, log_y, sample_weight, *, share, names, seed, hardware_share=0.0):
     """``X``, ``log_y`` and ``sample_weight`` with a ``share`` of the rows appended once more,
-    their :data:`COLD_START_COLUMNS` blanked (counts 0, the rest missing).
+    their :data:`COLD_START_COLUMNS` blanked (counts 0, the rest missing), and a
+    ``hardware_share`` of them appended as if their hardware type were new
+    (:data:`NEW_HARDWARE_COLUMNS` blanked, the history estimate recomputed without them).
 
     ``X`` is the encoded matrix (a missing category is NaN), in the fit's
     canonical row order, so the rows picked depend on ``seed`` and the rows'
-    contents only. Returns the inputs unchanged when ``share`` is 0 or
+    contents only. Returns the inputs unchanged when both shares are 0 or
     ``names`` has none of the columns.
     """
-    positions = cold_start_positions(names)
-    if share == 0 or positions.size == 0:
+    parts = [(X, log_y, sample_weight)]
+    for kind, kind_share, kind_seed in (("family", share, seed), ("hardware", hardware_share, seed + 1)):
+        positions = cold_start_positions(names, NEW_HARDWARE_COLUMNS if kind == "hardware" else
+                                         COLD_START_COLUMNS)
+        if kind_share == 0 or positions.size == 0:
+            continue
+        picked = np.flatnonzero(np.random.default_rng(kind_seed).random(len(X)) < kind_share)
+        copies = X[picked]
+        for j in positions:
+            copies[:, j] = 0.0 if names[j] in _ZERO_WITHOUT_HISTORY else np.nan
+        if kind == "hardware":
+            _fall_back_estimate(copies, list(names))
+        parts.append((copies, log_y[picked], None if sample_weight is None else sample_weight[picked]))
+    if len(parts) == 1:
         return X, log_y, sample_weight
-    picked = np.flatnonzero(np.random.default_rng(seed).random(len(X)) < share)
-    copies = X[picked]
-    for j in positions:
-        copies[:, j] = 0.0 if names[j] in _ZERO_WITHOUT_HISTORY else np.nan
-    weight = None if sample_weight is None else np.concatenate([sample_weight,
-                                                                sample_weight[picked]])
-    return np.vstack([X, copies]), np.concatenate([log_y, log_y[picked]]), weight
+    weight = None if sample_weight is None else np.concatenate([w for _, _, w in parts])
+    return (np.vstack([c for c, _, _ in parts]), np.concatenate([y for _, y, _ in parts]), weight)
+
+
+def _fall_back_estimate(copies, names):
+    """Recompute the history estimate of new-hardware copies from what is measured elsewhere."""
+    if "history_log_throughput_estimate" not in names or "history_estimate_source" not in names:
+        return
+    estimate_at = names.index("history_log_throughput_estimate")
+    source_at = names.index("history_estimate_source")
+    estimate = np.full(len(copies), np.nan)
+    source = np.zeros(len(copies))
+    for name, level in _ESTIMATE_FALLBACKS:
+        if name not in names:
+            continue
+        candidate = copies[:, names.index(name)]
+        if level == 4:
+            with np.errstate(divide="ignore", invalid="ignore"):
+                candidate = np.log(candidate)
+        use = np.isnan(estimate) & np.isfinite(candidate)
+        estimate[use] = candidate[use]
+        source[use] = level
+    copies[:, estimate_at] = estimate
+    copies[:, source_at] = source

@@ -48,7 +48,8 @@ __all__ = ["LeapRegressor"]
 #: with the job's own runs, no cold-start copies): ``LeapRegressor(**PUBLISHED)``.
 PUBLISHED = {"n_bins": 13, "router": "multiclass", "combine": "hard", "n_estimators": 100,
              "expert_overlap": 0.0, "min_bin_rows": 1, "anchor": None, "base": None,
-             "history_prior": None, "cold_start": 0.0}
+             "history_prior": None, "cold_start": 0.0,
+             "cold_start_hardware": 0.0}
 
 #: The features holding the job's own runs in this configuration on this hardware
 #: (their mean log throughput, their number), as :mod:`leapml.features` names them.
@@ -189,6 +190,13 @@ class LeapRegressor(PriorsMixin, IntervalsMixin, ExplainMixin, EncodedInputMixin
         of falling wherever a missing category lands (``docs/method.md``,
         "Levers"). Rows without those named columns (plain arrays) get no
         copies; 0 fits the rows once, as published.
+    cold_start_hardware : float in [0, 1), default=0.3
+        Share of the training rows fitted once more as if their hardware type
+        were new to the fleet: its name and every run on it blanked
+        (``leapml._cold_start.NEW_HARDWARE_COLUMNS``), the history estimate
+        falling back to the job's or its model type's runs elsewhere, so that
+        a type the log never saw is predicted from its specs (``docs/method.md``,
+        section 7). 0 fits no such copies, as published.
     reassign_window : int or None, default=2
         Reassignment scores a row with the experts of the bins at most this
         many bins from its own; ``None`` scores every expert, as published.
@@ -286,6 +294,7 @@ class LeapRegressor(PriorsMixin, IntervalsMixin, ExplainMixin, EncodedInputMixin
         "history_columns": [tuple, None],
         "history_prior": [Interval(Real, 0, None, closed="neither"), None],
         "cold_start": [Interval(Real, 0, 1, closed="left")],
+        "cold_start_hardware": [Interval(Real, 0, 1, closed="left")],
         "reassign_window": [Interval(Integral, 1, None, closed="left"), None],
         "router_max_rows": [Interval(Integral, 1, None, closed="left"), None],
         "n_jobs": [Integral, None],
@@ -296,7 +305,8 @@ class LeapRegressor(PriorsMixin, IntervalsMixin, ExplainMixin, EncodedInputMixin
                  regressor=None, classifier=None, router="ordinal", expert_overlap=0.0,
                  min_bin_rows=200, anchor=None, base="lightgbm", monotone_increasing=FASTER_HARDWARE,
                  history_columns=HISTORY_COLUMNS, history_prior=0.25, cold_start=0.3,
-                 reassign_window=2, router_max_rows=200_000, n_jobs=None, random_state=None):
+                 cold_start_hardware=0.3, reassign_window=2, router_max_rows=200_000, n_jobs=None,
+                 random_state=None):
         self.n_bins = n_bins
         self.max_iter = max_iter
         self.tol = tol
@@ -313,6 +323,7 @@ class LeapRegressor(PriorsMixin, IntervalsMixin, ExplainMixin, EncodedInputMixin
         self.history_columns = history_columns
         self.history_prior = history_prior
         self.cold_start = cold_start
+        self.cold_start_hardware = cold_start_hardware
         self.reassign_window = reassign_window
         self.router_max_rows = router_max_rows
         self.n_jobs = n_jobs
@@ -385,7 +396,8 @@ class LeapRegressor(PriorsMixin, IntervalsMixin, ExplainMixin, EncodedInputMixin
         seed = int(check_random_state(self.random_state).randint(np.iinfo(np.int32).max - 1000))
         # the copies are drawn after the bins, which the log's own rows set
         X, log_y, sample_weight = with_cold_copies(X, log_y, sample_weight, share=self.cold_start,
-                                                   names=self.encoder_.names, seed=seed + 1301)
+                                                   names=self.encoder_.names, seed=seed + 1301,
+                                                   hardware_share=self.cold_start_hardware)
         threads = effective_threads(self.n_jobs)
         categorical = [j for j, c in enumerate(self.categories_) if c is not None]
         regressor = self.regressor
