@@ -218,3 +218,59 @@ def test_the_shared_expert_spreads_its_splits_beyond_its_strongest_column():
     sampled = default_base_regressor().set_params(random_state=0)
     every_column = default_base_regressor().set_params(random_state=0, feature_fraction_bynode=1.0)
     assert top_gain_share(sampled) < top_gain_share(every_column) - 0.1
+
+
+_SPLIT_FAILURE = "Check failed: (best_split_info.right_count) > (0) at serial_tree_learner.cpp, line 870 ."
+
+
+def _failing_on_subsets(monkeypatch, message=_SPLIT_FAILURE):
+    """lgb.train as LightGBM behaves on the row subsets that trip its split check: it raises
+    on any subset of a Dataset (``used_indices`` set) and trains on anything else."""
+    real_train = lgb.train
+    calls = []
+
+    def train(params, train_set, *args, **kwargs):
+        calls.append(getattr(train_set, "used_indices", None) is not None)
+        if calls[-1]:
+            raise lgb.basic.LightGBMError(message)
+        return real_train(params, train_set, *args, **kwargs)
+
+    monkeypatch.setattr(lgb, "train", train)
+    return calls
+
+
+def test_a_failed_split_check_on_a_subset_refits_the_rows_binned_on_their_own(monkeypatch):
+    from leapml.regressor import LeapRegressor
+
+    X, log_y = _two_regimes(n=600)
+    calls = _failing_on_subsets(monkeypatch)
+    model = LeapRegressor(n_bins=3, n_estimators=5, min_bin_rows=50, random_state=0)
+    with pytest.warns(RuntimeWarning, match="split check"):
+        model.fit(X, np.exp(log_y))
+    assert any(calls) and not all(calls)  # the subsets failed, the refits trained
+    assert all(isinstance(e, lgb.Booster) for e in model.regressors_)
+    assert np.isfinite(model.predict(X)).all()
+
+
+def test_other_lightgbm_errors_are_not_retried(monkeypatch):
+    from leapml._cascade import train_booster
+
+    _failing_on_subsets(monkeypatch, message="Check failed: (num_data) > (0)")
+    dataset = lgb.Dataset(np.random.default_rng(0).normal(size=(100, 2)), label=np.arange(100.0),
+                          params={"verbose": -1}).construct()
+    rebuilt = []
+    with pytest.raises(lgb.basic.LightGBMError, match="num_data"):
+        train_booster({"num_iterations": 2, "verbose": -1}, dataset.subset(np.arange(50)),
+                      lambda layout: rebuilt.append(layout))
+    assert rebuilt == []
+
+
+def test_a_split_check_failing_every_way_is_raised(monkeypatch):
+    from leapml._cascade import train_booster
+
+    monkeypatch.setattr(lgb, "train", lambda *a, **k: (_ for _ in ()).throw(
+        lgb.basic.LightGBMError(_SPLIT_FAILURE)))
+    layouts = []
+    with pytest.raises(lgb.basic.LightGBMError, match="best_split_info"):
+        train_booster({"num_iterations": 2}, None, lambda layout: layouts.append(layout))
+    assert layouts == [{}, {"force_col_wise": False, "force_row_wise": True}]

@@ -22,6 +22,7 @@ reassignment keeps the expert it had; a bin that holds a single row gets a
 from __future__ import annotations
 
 import numbers
+import warnings
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
@@ -38,6 +39,7 @@ __all__ = [
     "fit_cascade",
     "lightgbm_params",
     "predict_expert",
+    "train_booster",
 ]
 
 #: Bins with fewer rows than this get a constant model instead of a fitted one.
@@ -214,7 +216,53 @@ class _LightGBMTrainer:
         subset = self.dataset.subset(rows)
         if weight is not None:
             subset.construct().set_weight(weight)
-        return lgb.train(params, subset, num_boost_round=params["num_iterations"])
+
+        def binned_on_rows(layout):
+            if weight is None and self.dataset.get_weight() is not None:
+                row_weight = self.dataset.get_weight()[rows]
+            else:
+                row_weight = weight
+            return lgb.Dataset(self.dataset.data[rows], label=self.dataset.get_label()[rows],
+                               weight=row_weight, categorical_feature=self.dataset.categorical_feature,
+                               params=dict(self.dataset.params, **layout), free_raw_data=False)
+
+        return train_booster(params, subset, binned_on_rows)
+
+
+#: How LightGBM reports the failed check of its split bookkeeping (lightgbm issue 3679):
+#: a count of zero rows on one side of the best split, raised by some row subsets of a
+#: Dataset binned on other rows.
+_SPLIT_CHECK = "best_split_info"
+
+
+def train_booster(params, train_set, binned_on_rows):
+    """``lgb.train`` on ``train_set``; where LightGBM's own split check fails, on the same rows
+    binned on their own (``binned_on_rows(layout)`` builds that Dataset with the extra
+    parameters ``layout``), column-wise then row-wise.
+
+    The check fails for some row subsets of a Dataset binned on every row (a
+    LightGBM bug, not the data's): the same rows binned on their own train.
+    Any other error, or the check failing every way, is raised.
+    """
+    rounds = params["num_iterations"]
+    try:
+        return lgb.train(params, train_set, num_boost_round=rounds)
+    except lgb.basic.LightGBMError as error:
+        if _SPLIT_CHECK not in str(error):
+            raise
+        failure = error
+    for layout in ({}, {"force_col_wise": False, "force_row_wise": True}):
+        try:
+            booster = lgb.train(dict(params, **layout), binned_on_rows(layout), num_boost_round=rounds)
+            warnings.warn(f"LightGBM failed its own split check ({str(failure).strip()}) on a subset of the "
+                          "shared Dataset; these rows were binned on their own and trained",
+                          RuntimeWarning, stacklevel=2)
+            return booster
+        except lgb.basic.LightGBMError as error:
+            if _SPLIT_CHECK not in str(error):
+                raise
+            failure = error
+    raise failure
 
 
 def fit_base(X, log_y, *, regressor, sample_weight=None, categorical=(), seed=0, num_threads=1):

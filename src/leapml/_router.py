@@ -23,6 +23,7 @@ from leapml._cascade import (
     _is_lightgbm,
     lightgbm_params,
     predict_expert,
+    train_booster,
 )
 
 __all__ = [
@@ -120,17 +121,19 @@ def fit_router(X, labels, n_bins, *, classifier, sample_weight=None, categorical
             dataset.set_label(labels.astype(np.float64))
             # a subset of the binned Dataset copies its labels and weights
             train_set = dataset if sample is None else dataset.subset(sample)
-        else:
-            if sample is not None:
-                X, labels = X[sample], labels[sample]
-                sample_weight = None if sample_weight is None else sample_weight[sample]
-            train_set = lgb.Dataset(
+        if sample is not None:
+            X, labels = X[sample], labels[sample]
+            sample_weight = None if sample_weight is None else sample_weight[sample]
+
+        def binned_on_rows(layout):
+            return lgb.Dataset(
                 X, label=labels.astype(np.float64), weight=sample_weight,
                 categorical_feature=list(categorical) if len(categorical) else "auto",
-                params={k: v for k, v in params.items() if k != "num_iterations"},
+                params={k: v for k, v in dict(params, **layout).items() if k != "num_iterations"},
                 free_raw_data=False,
             )
-        return lgb.train(params, train_set, num_boost_round=params["num_iterations"])
+
+        return train_booster(params, train_set if reuse else binned_on_rows({}), binned_on_rows)
     model = clone(classifier)
     if "random_state" in model.get_params() and model.get_params()["random_state"] is None:
         model.set_params(random_state=seed)
