@@ -1,19 +1,20 @@
 """The default LeapRegressor next to the published configuration and single LightGBM models.
 
 Reads the committed runs of ``docs/scripts/results.py`` kept in
-``docs/results-data/production-v4`` (the default with its cold-start copies,
-and the ceilings) and ``production-v3`` (the default before them, the
-published configuration and the single LightGBM models), both ``production``,
-seed 0, ten nights (the commands are in their ``run.json``), and prints the
-Markdown tables the first section of docs/results.md quotes: accuracy per
-slice and metric (medians over nights, in percent), the gap to the
-submission-time ceiling, and placement regret with known feasibility, from
-the runs' reports. It first checks that the runs scored the same attempts
-as the earlier run kept in ``production-honest`` (the scores of every
-baseline a run holds, of the lookup table, persistence and both ceilings,
-equal on every night and slice that both hold). The tables keep the slices
-every model was scored on: the run of the default did not fit the lookup
-table, so it has no table-covered slice::
+``docs/results-data/production-v5`` (the default with its hardware copies,
+and the ceilings), ``production-v4`` (the default before its hardware
+copies) and ``production-v3`` (the default before its cold-start copies,
+the published configuration and the single LightGBM models), all
+``production``, seed 0, ten nights (the commands are in their ``run.json``),
+and prints the Markdown tables the first section of docs/results.md quotes:
+accuracy per slice and metric (medians over nights, in percent), the gap to
+the submission-time ceiling, and placement regret with known feasibility,
+from the runs' reports. It first checks that the runs scored the same
+attempts as the earlier run kept in ``production-honest`` (the scores of
+every baseline a run holds, of the lookup table, persistence and both
+ceilings, equal on every night and slice that both hold). The tables keep
+the slices every model was scored on: the runs of the default did not fit
+the lookup table, so they have no table-covered slice::
 
     python docs/scripts/default_results.py
 """
@@ -27,13 +28,14 @@ from default_vs_published import slice_table
 
 DATA = Path(__file__).resolve().parents[1] / "results-data"
 #: The run of the default (``leap``) and the ceilings.
-RUN = DATA / "production-v4"
-#: The run of the default before its cold-start copies, and of the other models (the same command
-#: with more ``--models``).
+RUN = DATA / "production-v5"
+#: Earlier runs whose ``leap`` was an earlier default, under the name it has in the tables.
+EARLIER = {"leap_no_hardware_copies": DATA / "production-v4",
+           "leap_no_cold_start": DATA / "production-v3"}
+#: The run of the other models (the same command with more ``--models``).
 BEFORE = DATA / "production-v3"
-#: The earlier run's default, under the name it has in the tables.
-BEFORE_NAME = "leap_no_cold_start"
-MODELS = {"leap": "default", BEFORE_NAME: "default without cold-start copies",
+MODELS = {"leap": "default", "leap_no_hardware_copies": "default without hardware copies",
+          "leap_no_cold_start": "default without any copies",
           "leap_published": "published", "single_lightgbm": "one LightGBM (L1)",
           "single_huber": "one LightGBM (Huber)"}
 
@@ -41,7 +43,7 @@ MODELS = {"leap": "default", BEFORE_NAME: "default without cold-start copies",
 def check_same_attempts() -> None:
     """Raise if the baselines' scores differ from the earlier runs': another fleet, or other rows."""
     old = pd.read_csv(DATA / "production-honest" / "scores.csv")
-    for run in (RUN, BEFORE):
+    for run in (RUN, *EARLIER.values()):
         new = pd.read_csv(run / "scores.csv")
         for model in {"lookup_table", "persistence", "ceiling", "submission_ceiling"} & set(new["model"]):
             a = old[old["model"] == model].set_index(["night", "slice"])["within_20"].sort_index()
@@ -52,10 +54,11 @@ def check_same_attempts() -> None:
 
 
 def scores() -> pd.DataFrame:
-    """The run's scores, with the earlier run's models and its default as :data:`BEFORE_NAME`."""
+    """The run's scores, with the other run's models and the earlier defaults under :data:`EARLIER`'s names."""
     run, before = pd.read_csv(RUN / "scores.csv"), pd.read_csv(BEFORE / "scores.csv")
-    earlier = before[before["model"] == "leap"].assign(model=BEFORE_NAME)
-    frame = pd.concat([run, before[~before["model"].isin(set(run["model"]))], earlier],
+    earlier = [pd.read_csv(path / "scores.csv").query("model == 'leap'").assign(model=name)
+               for name, path in EARLIER.items()]
+    frame = pd.concat([run, before[~before["model"].isin(set(run["model"]))], *earlier],
                       ignore_index=True)
     # a slice every model was scored on (the run without the lookup table has no table-covered one)
     shared = frame.groupby("slice")["model"].nunique() == frame["model"].nunique()
@@ -82,10 +85,10 @@ def regret_table() -> str:
     """Mean and p90 regret among the types that truly fit, from the runs' reports."""
     known = {run: (run / "report.md").read_text()
              .split("## Placement regret with known feasibility", 1)[1].split("## ", 1)[0]
-             for run in (RUN, BEFORE)}
+             for run in (RUN, BEFORE, *EARLIER.values())}
     lines = ["| model | mean regret | p90 regret |", "|---|---|---|"]
     for model, label in MODELS.items():
-        run, name = ((BEFORE, "leap") if model == BEFORE_NAME
+        run, name = ((EARLIER[model], "leap") if model in EARLIER
                      else (RUN, model) if f"| {model} |" in known[RUN] else (BEFORE, model))
         row = next(line for line in known[run].splitlines() if line.startswith(f"| {name} |"))
         cells = [c.strip() for c in row.strip("|").split("|")]
