@@ -45,6 +45,9 @@ def main() -> None:
     parser.add_argument("--models", nargs="+", default=["leap", "single_lightgbm"],
                         choices=["leap", "single_lightgbm"],
                         help="which models to hold out with (default: both)")
+    parser.add_argument("--groups", nargs="+", default=None,
+                        help="hold out only these (default: every group of each --by); a long run "
+                             "can go in chunks, each writing its own --out")
     parser.add_argument("--leap-config", default="default",
                         help="LeapRegressor parameters of the leap model, as bench_method_levers.py "
                              "names them (default: the default)")
@@ -62,7 +65,7 @@ def main() -> None:
     frames = []
     for by in args.by:
         # every group; those without an attempt to score that day are skipped
-        groups = sorted(fleet.attempts[by].astype(str).unique())
+        groups = args.groups or sorted(fleet.attempts[by].astype(str).unique())
         for name, model in models.items():
             table = held_out(fleet.attempts, fleet.hardware, by=by, groups=groups, model=model,
                              window_days=args.window_days, progress=False)
