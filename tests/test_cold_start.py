@@ -24,7 +24,7 @@ def test_the_blanked_columns_are_the_model_identity_and_every_history_feature():
     # a new type lacks its name and its runs, not the job's runs elsewhere
     same = [name for name in feature_names() if name.endswith("_same_hardware")]
     assert list(NEW_HARDWARE_COLUMNS) == ["hardware_type", *same]
-    assert {name for name, _ in _ESTIMATE_FALLBACKS} <= set(feature_names())
+    assert {name for name, _, _ in _ESTIMATE_FALLBACKS} <= set(feature_names())
 
 
 def test_a_copy_blanks_what_a_new_family_lacks_and_keeps_the_rest():

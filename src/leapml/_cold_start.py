@@ -43,11 +43,12 @@ NEW_HARDWARE_COLUMNS = (
     "hardware_type",
     *(name for name in COLD_START_COLUMNS if name.endswith("_same_hardware")),
 )
-#: The estimate a new type's row gets, in the order ``leapml.features`` tries them, with
-#: the source number it records: the job's last run scaled by peak FLOP/s (in throughput,
-#: not log), then the model type's runs on any type.
-_ESTIMATE_FALLBACKS = (("job_last_throughput_scaled_by_peak", 4),
-                       ("model_type_log_throughput_estimate_any_hardware", 5))
+#: The estimate a new type's row gets, in the order ``leapml.features`` tries them: the
+#: column, the source number it records, and whether the column holds a throughput (to
+#: take the log of) rather than a log throughput. The job's last run scaled by peak
+#: FLOP/s first, then the model type's runs on any type.
+_ESTIMATE_FALLBACKS = (("job_last_throughput_scaled_by_peak", 4, True),
+                       ("model_type_log_throughput_estimate_any_hardware", 5, False))
 
 #: Those of :data:`COLD_START_COLUMNS` that count runs (or name the estimate's source,
 #: 0 for none): 0 when there is no history, where every other one is missing.
@@ -75,17 +76,18 @@ def with_cold_copies(X, log_y, sample_weight, *, share, names, seed, hardware_sh
     ``names`` has none of the columns.
     """
     parts = [(X, log_y, sample_weight)]
-    for kind, kind_share, kind_seed in (("family", share, seed), ("hardware", hardware_share, seed + 1)):
-        positions = cold_start_positions(names, NEW_HARDWARE_COLUMNS if kind == "hardware" else
-                                         COLD_START_COLUMNS)
+    kinds = ((share, seed, COLD_START_COLUMNS, None),
+             (hardware_share, seed + 1, NEW_HARDWARE_COLUMNS, _fall_back_estimate))
+    for kind_share, kind_seed, columns, finish in kinds:
+        positions = cold_start_positions(names, columns)
         if kind_share == 0 or positions.size == 0:
             continue
         picked = np.flatnonzero(np.random.default_rng(kind_seed).random(len(X)) < kind_share)
         copies = X[picked]
         for j in positions:
             copies[:, j] = 0.0 if names[j] in _ZERO_WITHOUT_HISTORY else np.nan
-        if kind == "hardware":
-            _fall_back_estimate(copies, list(names))
+        if finish is not None:
+            finish(copies, list(names))
         parts.append((copies, log_y[picked], None if sample_weight is None else sample_weight[picked]))
     if len(parts) == 1:
         return X, log_y, sample_weight
@@ -101,11 +103,11 @@ def _fall_back_estimate(copies, names):
     source_at = names.index("history_estimate_source")
     estimate = np.full(len(copies), np.nan)
     source = np.zeros(len(copies))
-    for name, level in _ESTIMATE_FALLBACKS:
+    for name, level, in_throughput in _ESTIMATE_FALLBACKS:
         if name not in names:
             continue
         candidate = copies[:, names.index(name)]
-        if level == 4:
+        if in_throughput:
             with np.errstate(divide="ignore", invalid="ignore"):
                 candidate = np.log(candidate)
         use = np.isnan(estimate) & np.isfinite(candidate)

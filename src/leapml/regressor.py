@@ -48,8 +48,7 @@ __all__ = ["LeapRegressor"]
 #: with the job's own runs, no cold-start copies): ``LeapRegressor(**PUBLISHED)``.
 PUBLISHED = {"n_bins": 13, "router": "multiclass", "combine": "hard", "n_estimators": 100,
              "expert_overlap": 0.0, "min_bin_rows": 1, "anchor": None, "base": None,
-             "history_prior": None, "cold_start": 0.0,
-             "cold_start_hardware": 0.0}
+             "history_prior": None, "cold_start": 0.0, "cold_start_hardware": 0.0}
 
 #: The features holding the job's own runs in this configuration on this hardware
 #: (their mean log throughput, their number), as :mod:`leapml.features` names them.
