@@ -490,13 +490,19 @@ def test_summary_placement_rows_quote_the_kept_default_runs():
         return percent(_kept_objective_row(name, policy, "learned",
                                            "expected_throughput_per_cost")[5])
 
-    small, production = ("placement_small_seeds012345_cold_start.md",
-                         "placement_production_seed0_most_likely_cold_start.md")
+    # the default's rows are of its runs with hardware copies; the single model's are of the
+    # runs before them, which the copies do not touch
+    small = ("placement_small_seeds012345_hardware_copies.md",
+             "placement_small_seeds012345_cold_start.md")
+    seeds = [(f"placement_production_seed{seed}_most_likely_hardware_copies.md",
+              f"placement_production_seed{seed}_most_likely_cold_start.md") for seed in (0, 1)]
     assert (f"| placement regret with learned feasibility (`small`, six fleets) | "
-            f"{learned(small, 'leap')} | {learned(small, 'single_lightgbm')} |") in page
-    assert (f"| the same on `production` (one fleet, three nights; a job no type fits on its "
-            f"likeliest) | {learned(production, 'leap')} | "
-            f"{learned(production, 'single_lightgbm')} |") in page
+            f"{learned(small[0], 'leap')} | {learned(small[1], 'single_lightgbm')} |") in page
+    assert (f"| the same on `production` (seeds 0 and 1, three nights each; a job no type fits "
+            f"on its likeliest) | {', '.join(learned(new, 'leap') for new, _ in seeds)} | "
+            f"{', '.join(learned(old, 'single_lightgbm') for _, old in seeds)} |") in page
+    assert (f"the copies take regret\nfrom {learned(small[1], 'leap')} to "
+            f"**{learned(small[0], 'leap')}**") in page
 
 
 def _kept_objective_row(name, policy, feasibility, objective="throughput_per_cost"):
