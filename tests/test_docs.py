@@ -422,6 +422,28 @@ def test_held_out_figures_quote_the_kept_runs(by, name):
 
 
 
+@pytest.mark.parametrize(("by", "name", "what"), [
+    ("hardware_type", "hardware", "A new\nhardware type loses"),
+])
+def test_production_held_out_paragraphs_quote_the_kept_runs(by, name, what):
+    """The production held-out paragraphs quote the summary and per-group table of their kept run."""
+    import pandas as pd
+    from held_out_figure import markdown, summary, versus
+
+    table = pd.read_csv(DOCS / "results-data" / "method-levers" / f"held_out_production_{name}.csv")
+    table = table[table["by"] == by]
+    stats = summary(table, by).loc["leap"]
+    page = (DOCS / "results.md").read_text()
+    flat = " ".join(page.split(what)[1].split("\n\n")[0].split())
+    assert (f"a median of {stats['median']} points within +-20% (mean {stats['mean']}, from "
+            f"{stats['least']} to {stats['worst']})") in flat
+    below = int(stats["groups"] - stats["above_published"])
+    assert f"for {below} of {int(stats['groups'])}" in flat
+    both = versus(table, by)
+    assert f"{both['in_leap']}% accurate in distribution and {both['held_leap']}%" in flat
+    assert markdown(table, by) in page
+    assert (DOCS / "img" / f"held_out_production_{name}.svg").exists()
+
 def _mean_learned_row(name: str) -> list[str]:
     """The leap / learned / throughput-per-cost row of a kept run's mean over seeds."""
     text = (DOCS / "results-data" / "method-levers" / name).read_text()
