@@ -411,6 +411,13 @@ def test_held_out_figures_quote_the_kept_runs(by, name):
         assert (f"Before the hardware copies the median drop was {earlier['median']} points "
                 f"(mean {earlier['mean']}, from {earlier['least']} to {earlier['worst']}, above 37 "
                 f"for {int(earlier['above_published'])} types") in flat
+    else:  # the default before its hardware copies, kept beside
+        before = pd.read_csv(DOCS / "results-data" / "method-levers"
+                             / "held_out_small_family_no_hardware_copies.csv")
+        earlier = summary(before[before["by"] == by], by).loc["leap"]
+        assert (f"default's median drop was {earlier['median']} points (mean {earlier['mean']}, "
+                f"from {earlier['least']} to {earlier['worst']}, above for "
+                f"{int(earlier['above_published'])} families)") in flat
     assert f"median {both['in_leap']}% against {both['in_single']}%" in flat or \
         f"({both['in_leap']}% against {both['in_single']}%)" in flat
     assert f"from {default['least']} to {default['worst']})" in flat
