@@ -431,6 +431,7 @@ def test_held_out_figures_quote_the_kept_runs(by, name):
 
 @pytest.mark.parametrize(("by", "name", "what"), [
     ("hardware_type", "hardware", "A new\nhardware type loses"),
+    ("model_family", "family", "An\nunseen model family loses"),
 ])
 def test_production_held_out_paragraphs_quote_the_kept_runs(by, name, what):
     """The production held-out paragraphs quote the summary and per-group table of their kept run."""
