@@ -404,19 +404,16 @@ def test_held_out_figures_quote_the_kept_runs(by, name):
                 f"{int(earlier['above_published'])} families)") in flat
     both = versus(table[table["by"] == by], by)
     assert f"median {both['held_leap']}% against {both['held_single']}%" in flat
-    if by == "hardware_type":  # the default before its hardware copies, kept beside
-        before = pd.read_csv(DOCS / "results-data" / "method-levers"
-                             / "held_out_small_hardware_no_hardware_copies.csv")
-        earlier = summary(before[before["by"] == by], by).loc["leap"]
+    # the default before its hardware copies, kept beside
+    before = pd.read_csv(DOCS / "results-data" / "method-levers"
+                         / f"held_out_small_{name}_no_hardware_copies.csv")
+    earlier = summary(before[before["by"] == by], by).loc["leap"]
+    spread = f"(mean {earlier['mean']}, from {earlier['least']} to {earlier['worst']}, above"
+    if by == "hardware_type":
         assert (f"Before the hardware copies the median drop was {earlier['median']} points "
-                f"(mean {earlier['mean']}, from {earlier['least']} to {earlier['worst']}, above 37 "
-                f"for {int(earlier['above_published'])} types") in flat
-    else:  # the default before its hardware copies, kept beside
-        before = pd.read_csv(DOCS / "results-data" / "method-levers"
-                             / "held_out_small_family_no_hardware_copies.csv")
-        earlier = summary(before[before["by"] == by], by).loc["leap"]
-        assert (f"default's median drop was {earlier['median']} points (mean {earlier['mean']}, "
-                f"from {earlier['least']} to {earlier['worst']}, above for "
+                f"{spread} 37 for {int(earlier['above_published'])} types") in flat
+    else:
+        assert (f"default's median drop was {earlier['median']} points {spread} for "
                 f"{int(earlier['above_published'])} families)") in flat
     assert f"median {both['in_leap']}% against {both['in_single']}%" in flat or \
         f"({both['in_leap']}% against {both['in_single']}%)" in flat
