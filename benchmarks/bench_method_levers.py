@@ -23,8 +23,11 @@ of 400 trees on the Huber loss instead of L1), ``single+history`` and
 the job's own runs: a one-bin ``LeapRegressor`` around the model); and
 ``base_l1``, ``base_huber_0.3``, ``base_l2`` give the shared expert another
 loss, not monotone, and ``base_all_columns`` the default shared expert
-choosing each split among all the columns instead of half of them (followed
-by ``,key=value`` for more parameters).
+choosing each split among all the columns instead of half of them,
+``base_columns_0.3`` among three in ten, ``base_extra_trees`` with random split
+thresholds, and ``experts_columns_0.5`` the bin experts (and router) choosing
+each split among half the columns (followed by ``,key=value`` for more
+parameters).
 ``--no-model-sizes`` simulates the fleet without its model-size columns.
 """
 
@@ -40,7 +43,7 @@ import pandas as pd
 from lightgbm import LGBMRegressor
 
 from leapml import PUBLISHED, LeapRegressor
-from leapml._cascade import default_base_regressor
+from leapml._cascade import default_base_regressor, default_regressor
 from leapml.evaluation.backtest import SUBMISSION_CEILING, nightly
 from leapml.evaluation.baselines import single_model_reference
 from leapml.features import feature_names
@@ -132,6 +135,11 @@ NAMED = {
     "base_all_columns": lambda: {"base": _monotone_base(feature_fraction_bynode=1.0)},
     # fewer columns at each split than the default's half
     "base_columns_0.3": lambda: {"base": _monotone_base(feature_fraction_bynode=0.3)},
+    # the shared expert's split thresholds drawn at random (LightGBM's extremely randomized trees)
+    "base_extra_trees": lambda: {"base": _monotone_base(extra_trees=True)},
+    # the bin experts (and the router, a copy of them) choosing each split among half the columns
+    "experts_columns_0.5": lambda: {"regressor": LGBMRegressor(
+        **dict(default_regressor().get_params(), n_estimators=50, feature_fraction_bynode=0.5))},
 }
 
 
