@@ -426,6 +426,28 @@ def test_held_out_figures_quote_the_kept_runs(by, name):
 
 
 
+def test_more_family_copies_paragraph_quotes_its_kept_run():
+    """The paragraph on cold_start=0.5 quotes the summary of its kept held-out table."""
+    import pandas as pd
+    from held_out_figure import summary, versus
+
+    kept = DOCS / "results-data" / "method-levers"
+    more = pd.read_csv(kept / "held_out_small_family_cold_start_05.csv")
+    default = pd.read_csv(kept / "held_out_small_family.csv")
+    default = default[default["model"] == "leap"]
+    stats, base = summary(more, "model_family").loc["leap"], versus(default, "model_family")
+    both = versus(more, "model_family")
+    flat = " ".join((DOCS / "results.md").read_text().split("**More family copies, tried.**")[1]
+                    .split("\n\n")[0].split())
+    assert f"median drop is {stats['median']} points" in flat
+    assert f"with {int(stats['above_published'])} families above it" in flat
+    assert f"mean rises to {stats['mean']} (from {stats['least']} to {stats['worst']})" in flat
+    assert f"(median {both['held_leap']}% against {base['held_leap']}%)" in flat
+    assert f"level ({both['in_leap']}% against {base['in_leap']}%)" in flat
+    attempts = more["n_attempts"]
+    assert f"have {attempts.min()} to {attempts.max()} next-day attempts" in flat
+
+
 @pytest.mark.parametrize(("by", "name", "what"), [
     ("hardware_type", "hardware", "A new\nhardware type loses"),
     ("model_family", "family", "An\nunseen model family loses"),
