@@ -814,3 +814,28 @@ def test_a_log_with_a_column_twice_is_named_by_the_readers():
         validate_attempts(doubled, fleet.hardware)
     with pytest.raises(ValueError, match=r"\['batch_size'\] more than once"):
         build_features(doubled, fleet.hardware)
+
+
+@pytest.mark.parametrize("kind", ["numbers", "with a category"])
+@pytest.mark.parametrize("where", ["fit", "predict"])
+def test_infinity_in_a_feature_is_refused_with_its_column_named(kind, where):
+    """+-inf is no feature value: both estimators name the column and count its rows."""
+    from leapml.feasibility import FeasibilityClassifier
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"speed": rng.normal(size=300), "size": rng.normal(size=300)})
+    if kind == "with a category":
+        X["family"] = pd.Categorical(rng.choice(["a", "b"], 300))
+    bad = X.assign(size=np.where(np.arange(300) < 2, -np.inf, X["size"]))
+    y = np.exp(X["speed"].to_numpy() + 3)
+    for model, target in ((LeapRegressor(n_estimators=3, min_bin_rows=100, random_state=0), y),
+                          (FeasibilityClassifier(n_estimators=3, random_state=0), y > np.median(y))):
+        with pytest.raises(ValueError, match=r"contains infinity: column 'size' \(2 rows\)"):
+            if where == "fit":
+                model.fit(bad, target)
+            else:
+                model.fit(X, target).predict(bad)
+        # NaN still means unknown, not an error
+        fitted = model.fit(X, target)
+        answer = (fitted.predict_proba if hasattr(fitted, "predict_proba") else fitted.predict)
+        assert np.isfinite(answer(X.assign(size=np.nan))).all()

@@ -30,6 +30,7 @@ from sklearn.utils.validation import (
 
 from leapml._class_labels import fitting_class, read_labels
 from leapml._encoding import ColumnEncoder, effective_threads
+from leapml._inputs import refuse_infinity
 from leapml._memory_keys import (
     ceilings_of,
     floors_of,
@@ -296,13 +297,15 @@ class FeasibilityClassifier(ClassifierMixin, BaseEstimator):
             validate_data(self, X, reset=reset, skip_check_array=True)
             if reset:
                 self.encoder_ = ColumnEncoder.learn(X)
-                self.categories_ = self.encoder_.categories
-            return check_array(self.encoder_.encode(X), dtype=np.float64,
-                               ensure_all_finite="allow-nan", estimator=self)
-        X = validate_data(self, X, reset=reset, dtype=np.float64, ensure_all_finite="allow-nan")
+            X = check_array(self.encoder_.encode(X), dtype=np.float64, ensure_all_finite=False,
+                            estimator=self)
+        else:
+            X = validate_data(self, X, reset=reset, dtype=np.float64, ensure_all_finite=False)
+            if reset:
+                self.encoder_ = ColumnEncoder([None] * X.shape[1])
         if reset:
-            self.encoder_ = ColumnEncoder([None] * X.shape[1])
             self.categories_ = self.encoder_.categories
+        refuse_infinity(X, getattr(self, "feature_names_in_", None))
         return X
 
     @_fit_context(prefer_skip_nested_validation=True)
