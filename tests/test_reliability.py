@@ -176,6 +176,22 @@ def test_costs_zero_or_negative_in_the_catalog(log, hardware, fitted, jobs, chan
     assert message in problems_of(lambda: fit_window(log, catalog, model=small_model()))
 
 
+@pytest.mark.parametrize("value", [np.inf, -np.inf, 0.0, -3.0])
+def test_a_peak_flops_figure_that_is_no_datasheet_value_is_named(hardware, value):
+    """Every peak FLOP/s column is blank (no such precision) or finite and > 0, as memory is."""
+    for column in [c for c in hardware.columns if c.startswith("peak_") and c.endswith("_tflops")]:
+        catalog = hardware.assign(**{column: np.where(hardware.index == 2, value, hardware[column])})
+        with pytest.raises(SchemaError) as refused:
+            validate_hardware(catalog)
+        assert f"{column} must be finite and > 0; it is not in 1 row(s) (index [2])" in str(refused.value)
+    # blank stays allowed: a type without that precision
+    column = max((c for c in hardware.columns if c.startswith("peak_") and c.endswith("_tflops")),
+                 key=lambda c: hardware[c].isna().sum())
+    assert hardware[column].isna().any()
+    validate_hardware(hardware.assign(**{column: np.where(hardware.index == 2, np.nan,
+                                                          hardware[column])}))
+
+
 @pytest.mark.parametrize("drop", [False, True])
 def test_costs_absent_from_the_catalog_stop_ranking_only(log, hardware, fitted, jobs, drop):
     uncosted = ["A100-80GB-SXM4", "T4-16GB"]
