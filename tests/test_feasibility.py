@@ -116,6 +116,25 @@ def test_untried_family_on_a_type_gets_no_chance():
     assert (ranked.loc[ranked["hardware_type"] == "MI250X", "fit_probability"] == 0).all()
 
 
+def test_a_family_new_to_the_log_is_left_to_the_classifier_on_every_type():
+    """The evidence rule keeps a known family off a type it never ran on; a family the log
+    never saw fit anywhere is no evidence against any type, so it is not kept off all."""
+    log, catalog = _log(0)
+    keep = ~((log["model_family"] == "llm") & (log["hardware_type"] == "MI250X")).to_numpy()
+    model, feasibility = _models(log[keep], catalog)
+    jobs = log.loc[log["model_family"] == "llm", ["job_id", *LAUNCH_COLUMNS]].drop_duplicates("job_id")
+    new = jobs.head(3).assign(job_id=lambda j: j["job_id"].astype(str) + "-new",
+                              model_family="a-family-never-logged", model_type="a-new-type")
+    ranked = place(model, pd.concat([jobs.head(3), new]), catalog, history=log[keep],
+                   feasibility=feasibility)
+    is_new = ranked["job_id"].astype(str).str.endswith("-new")
+    on_mi250x = ranked["hardware_type"] == "MI250X"
+    assert (ranked.loc[~is_new & on_mi250x, "fit_probability"] == 0).all()
+    assert (ranked.loc[is_new, "fit_probability"] > 0).all()
+    # and each new job gets a rankable type, the reason the rule exists notwithstanding
+    assert ranked.loc[is_new].groupby("job_id")["rankable"].any().all()
+
+
 def test_feasibility_travels_in_the_model_file(tmp_path):
     log, catalog = _log(0)
     model, feasibility = _models(log, catalog)

@@ -22,6 +22,7 @@ __all__ = [
     "effective_threads",
     "is_categorical",
     "learn_categories",
+    "refuse_infinity",
     "unit_free_weights",
 ]
 
@@ -335,3 +336,32 @@ def canonical_order(X, y, sample_weight):
             row_hash = (row_hash ^ mixed) * multiplier
     keys = [y, row_hash] if sample_weight is None else [sample_weight, y, row_hash]
     return np.lexsort(keys)
+
+
+def refuse_infinity(encoded: np.ndarray, names=None) -> None:
+    """Raise a ``ValueError`` naming the columns of ``encoded`` that hold +-inf, if any.
+
+    NaN means unknown and passes; infinity is no usable feature value (a ratio
+    divided by zero upstream, a unit overflow), and a tree would put it past
+    every split. The message keeps scikit-learn's wording ("Input X contains
+    infinity") and adds which columns and how many rows.
+
+    Examples
+    --------
+    >>> refuse_infinity(np.array([[1.0, np.nan]]))
+    >>> refuse_infinity(np.array([[1.0, np.inf], [2.0, -np.inf]]), ["a", "b"])
+    Traceback (most recent call last):
+    ...
+    ValueError: Input X contains infinity: column 'b' (2 rows); give finite numbers (NaN for unknown)
+    """
+    infinite = np.isinf(encoded)
+    if not infinite.any():
+        return
+    counts = infinite.sum(axis=0)
+    columns = np.flatnonzero(counts)
+    labels = [repr(names[j]) if names is not None else str(j) for j in columns]
+    shown = ", ".join(f"{label} ({counts[j]} row{'s' if counts[j] > 1 else ''})"
+                      for label, j in zip(labels[:5], columns[:5], strict=False))
+    more = f" and {len(columns) - 5} more" if len(columns) > 5 else ""
+    raise ValueError(f"Input X contains infinity: column{'s' if len(columns) > 1 else ''} "
+                     f"{shown}{more}; give finite numbers (NaN for unknown)")

@@ -8,36 +8,7 @@ import numpy as np
 import pandas as pd
 from sklearn.utils.validation import check_array, validate_data
 
-from leapml._encoding import ColumnEncoder
-
-
-def refuse_infinity(encoded: np.ndarray, names=None) -> None:
-    """Raise a ``ValueError`` naming the columns of ``encoded`` that hold +-inf, if any.
-
-    NaN means unknown and passes; infinity is no usable feature value (a ratio
-    divided by zero upstream, a unit overflow), and a tree would put it past
-    every split. The message keeps scikit-learn's wording ("Input X contains
-    infinity") and adds which columns and how many rows.
-
-    Examples
-    --------
-    >>> refuse_infinity(np.array([[1.0, np.nan]]))
-    >>> refuse_infinity(np.array([[1.0, np.inf], [2.0, -np.inf]]), ["a", "b"])
-    Traceback (most recent call last):
-    ...
-    ValueError: Input X contains infinity: column 'b' (2 rows); give finite numbers (NaN for unknown)
-    """
-    infinite = np.isinf(encoded)
-    if not infinite.any():
-        return
-    counts = infinite.sum(axis=0)
-    columns = np.flatnonzero(counts)
-    labels = [repr(names[j]) if names is not None else str(j) for j in columns]
-    shown = ", ".join(f"{label} ({counts[j]} row{'s' if counts[j] > 1 else ''})"
-                      for label, j in zip(labels[:5], columns[:5], strict=False))
-    more = f" and {len(columns) - 5} more" if len(columns) > 5 else ""
-    raise ValueError(f"Input X contains infinity: column{'s' if len(columns) > 1 else ''} "
-                     f"{shown}{more}; give finite numbers (NaN for unknown)")
+from leapml._encoding import ColumnEncoder, refuse_infinity
 
 
 class EncodedInputMixin:

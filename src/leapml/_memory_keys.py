@@ -29,6 +29,25 @@ def key_columns(X, columns, option):
     return [[X[c].astype(str).to_numpy(dtype=object) for c in key] for key in columns]
 
 
+def untried(seen: set, key) -> np.ndarray:
+    """Rows whose value tuple of ``key`` is not in ``seen`` although its values but the last
+    are, with another last value (a family seen fitting, not on this type).
+
+    A value never seen with any last value (a model family new to the log) is
+    no evidence against any type, and is not flagged.
+
+    Examples
+    --------
+    >>> seen = {("cnn", "A"), ("cnn", "B"), ("gnn", "A")}
+    >>> key = [np.array(["cnn", "gnn", "new"]), np.array(["B", "B", "B"])]
+    >>> untried(seen, key).tolist()
+    [False, True, False]
+    """
+    known = {pair[:-1] for pair in seen}
+    return np.array([pair not in seen and pair[:-1] in known for pair in zip(*key, strict=True)],
+                    dtype=bool)
+
+
 def signed_keys(X, columns, load, memory_column, columns_option, load_option):
     """Each tuple of ``columns``' columns of ``X`` as text, ``memory_column`` as floats, and the
     ``load`` columns signed so that larger needs more memory (NaN: 0); the options name the

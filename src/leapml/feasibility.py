@@ -29,8 +29,7 @@ from sklearn.utils.validation import (
 )
 
 from leapml._class_labels import fitting_class, read_labels
-from leapml._encoding import ColumnEncoder, effective_threads
-from leapml._inputs import refuse_infinity
+from leapml._encoding import ColumnEncoder, effective_threads, refuse_infinity
 from leapml._memory_keys import (
     ceilings_of,
     floors_of,
@@ -38,6 +37,7 @@ from leapml._memory_keys import (
     require_columns,
     signed_keys,
     smallest_memory,
+    untried,
 )
 from leapml._memory_need import (
     HEADROOM,
@@ -79,10 +79,11 @@ class FeasibilityClassifier(ClassifierMixin, BaseEstimator):
     random_state : int, RandomState instance or None, default=None
         Seeds LightGBM; an int gives identical models on every fit.
     evidence_columns : list of tuple of str, default=None
-        Keys that must have been seen fitting: a row whose key (e.g.
-        ``("model_family", "hardware_type")``) never came with the fitting
-        class in ``fit`` gets probability 0 (a log cannot teach that a
-        family's software does not run on a type). ``None``: no such rule.
+        Keys that must have been seen fitting: a row whose key (e.g. ``("model_family",
+        "hardware_type")``) never came with the fitting class in ``fit`` gets probability 0
+        (a log cannot teach that a family's software does not run on a type) if its values
+        but the last did: a family the log never saw fit is left to the classifier.
+        ``None``: no such rule.
     monotone : dict of str to int, default=None
         Features along which the probability of fitting may only rise
         (``1``, e.g. device memory) or only fall (``-1``, e.g. batch size),
@@ -459,8 +460,7 @@ class FeasibilityClassifier(ClassifierMixin, BaseEstimator):
             with np.errstate(invalid="ignore"):  # NaN headroom: not heard
                 heard = (probability >= self.memory_need_override) & (room >= margin)
         for seen, key in zip(self.evidence_, key_columns(X, self.evidence_columns, "evidence_columns"), strict=True):
-            untried = np.array([pair not in seen for pair in zip(*key, strict=True)], dtype=bool)
-            probability[untried] = 0.0
+            probability[untried(seen, key)] = 0.0
         if self.memory_floor_columns:
             floor, memory = self._memory_floors(X)
             below = memory < self.memory_floor_ratio * floor  # NaN (key or memory unknown): no rule

@@ -24,7 +24,8 @@ __all__ = ["EVIDENCE_COLUMNS", "FEASIBILITY_FEATURES", "MEMORY_FLOOR_COLUMNS",
            "fit_calibrated", "fit_feasibility", "fit_window", "history_groups", "window_counts",
            "with_measured_peaks"]
 
-#: Pairs a type must have completed before :func:`fit_feasibility`'s model lets a job fit there.
+#: Pairs a type must have completed before :func:`fit_feasibility`'s model lets a job fit there
+#: (a family or precision the log never saw complete is left to the classifier on every type).
 EVIDENCE_COLUMNS = [("model_family", "hardware_type"), ("precision", "hardware_type")]
 #: Keys below whose smallest completed device memory :func:`fit_feasibility`'s model lets
 #: no job fit: a model type at a precision and parallelism is not let onto less memory
@@ -339,7 +340,8 @@ def fit_feasibility(
         Unfitted classifier to clone and fit on labels ``True`` (fitted) and
         ``False``; defaults to a :class:`~leapml.feasibility.FeasibilityClassifier`
         that also needs a model family and a precision to have completed on a
-        type before it lets a job fit there (:data:`EVIDENCE_COLUMNS`), and
+        type before it lets a job fit there (:data:`EVIDENCE_COLUMNS`; one new
+        to the log, which completed nowhere, is left to the classifier), and
         a model type at a precision and parallelism to have completed on as
         little device memory with a configuration needing as much
         (:data:`MEMORY_FLOOR_COLUMNS`, :data:`MEMORY_FLOOR_LOAD`): the log
