@@ -151,6 +151,22 @@ def test_hardware_absent_from_the_catalog_is_named(log, hardware):
     assert dropped in text
 
 
+def test_a_hardware_name_spelled_otherwise_points_to_the_catalogs_spelling(log, hardware, fitted, jobs):
+    """A log, or a job to score, naming a type in other case and separators is told the
+    catalog's spelling; a name like none of the catalog's gets no suggestion."""
+    name = str(log["hardware_type"].iloc[0])
+    typed = name.lower().replace("-", " ")
+    misspelled = log.assign(hardware_type=log["hardware_type"].astype(str)
+                            .where(log.index != log.index[0], typed))
+    text = problems_of(lambda: validate_attempts(misspelled, hardware))
+    assert f"absent from the catalog: ['{typed}']" in text
+    assert f"closest names: {{'{typed}': ['{name}'" in text
+    for types, suggested in (([typed], True), (["zzzz-0000"], False)):
+        text = problems_of(lambda types=types: place(fitted, jobs, hardware, history=log,
+                                                     hardware_types=types))
+        assert ("closest names" in text) is suggested
+
+
 def test_candidate_lists_empty_or_unknown(log, hardware, fitted, jobs):
     with pytest.raises(ValueError, match="hardware_types is empty"):
         place(fitted, jobs, hardware, history=log, hardware_types=[])

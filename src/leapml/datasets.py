@@ -48,8 +48,6 @@ dropped, is counted in the ``notes`` of the result.
 
 from __future__ import annotations
 
-import difflib
-import re
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
@@ -69,7 +67,7 @@ from leapml.schema import (
     validate_attempts,
     validate_hardware,
 )
-from leapml.schema.rules import describe_rows
+from leapml.schema.rules import closest_names, describe_rows, name_key
 from leapml.schema.times import time_problem
 
 __all__ = ["PUBLIC_JOB_COLUMNS", "MeasurementLog", "from_measurements", "read_measurements"]
@@ -401,11 +399,6 @@ def _kept_rows(table: pd.DataFrame, catalog: pd.DataFrame, notes: list[str]) -> 
     return kept
 
 
-def _name_key(name: str) -> str:
-    """A hardware name without case, spaces, ``-`` or ``_``: ``" a100_80gb-SXM4"`` -> ``"a10080gbsxm4"``."""
-    return re.sub(r"[\s_\-]+", "", name).casefold()
-
-
 def _catalog_spelling(names: pd.Series, catalog_names: pd.Series, notes: list[str]) -> pd.Series:
     """Each hardware name as the catalog spells it, where only case, spaces, ``-`` or ``_`` differ.
 
@@ -418,9 +411,9 @@ def _catalog_spelling(names: pd.Series, catalog_names: pd.Series, notes: list[st
     exact = set(catalog_names)
     by_key: dict[str, list[str]] = {}
     for name in exact:
-        by_key.setdefault(_name_key(name), []).append(name)
-    replaced = {name: by_key[_name_key(name)][0] for name in set(text.dropna()) - exact
-                if len(by_key.get(_name_key(name), ())) == 1}
+        by_key.setdefault(name_key(name), []).append(name)
+    replaced = {name: by_key[name_key(name)][0] for name in set(text.dropna()) - exact
+                if len(by_key.get(name_key(name), ())) == 1}
     if not replaced:
         return text
     shown = dict(sorted(replaced.items())[:10])
@@ -432,21 +425,8 @@ def _catalog_spelling(names: pd.Series, catalog_names: pd.Series, notes: list[st
 
 def _closest_names(unknown: list[str], catalog_names: pd.Series) -> list[str]:
     """A note naming the catalog's closest names to hardware names it lacks (none if none is close)."""
-    keys = {_name_key(name): name for name in catalog_names}
-    closest = {}
-    for name in unknown[:10]:
-        key = _name_key(name)
-        # catalog names holding the whole name ("v100": the V100s), then those the name holds
-        # ("Tesla V100": V100), then the similar ones
-        holding = sorted((k for k in keys if key and key in k), key=len)
-        held = sorted((k for k in keys if len(k) >= 3 and k in key), key=len, reverse=True)
-        matches = list(dict.fromkeys(
-            holding + held + difflib.get_close_matches(key, list(keys), n=3, cutoff=0.6)))[:3]
-        if matches:
-            closest[name] = [keys[key] for key in matches]
-    if not closest:
-        return []
-    return [f"hardware names the catalog lacks, and its closest names: {closest}"]
+    closest = closest_names(unknown, catalog_names)
+    return [f"hardware names the catalog lacks, and its closest names: {closest}"] if closest else []
 
 
 def _filled(table: pd.DataFrame, source: str, name: str, notes: list[str]) -> np.ndarray:

@@ -131,7 +131,7 @@ class _Rows:
         hardware = [catalog.codes.get(name, -1) for name in names]
         unknown = [name for name, code in zip(names, hardware, strict=True) if code < 0]
         if unknown:
-            problems.append(absent_from_catalog(unknown))
+            problems.append(absent_from_catalog(unknown, catalog_names=catalog.codes))
         if problems:
             raise SchemaError("the jobs to score", problems)
         n_jobs, n_types = len(jobs), len(names)

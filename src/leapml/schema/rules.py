@@ -11,6 +11,8 @@ are not re-exported from :mod:`leapml.schema`.
 
 from __future__ import annotations
 
+import difflib
+import re
 from collections.abc import Iterable
 from functools import lru_cache
 
@@ -234,9 +236,42 @@ def check_precision(
     return codes, dtype
 
 
-def absent_from_catalog(unknown: list[str], where: str = "") -> str:
-    """The problem of hardware types the catalog lacks (``where``: the rows, if any)."""
-    return f"hardware_type absent from the catalog: {unknown[:10]}" + (f" in {where}" if where else "")
+def name_key(name: str) -> str:
+    """A hardware name without case, spaces, ``-`` or ``_``: ``" a100_80gb-SXM4"`` -> ``"a10080gbsxm4"``."""
+    return re.sub(r"[\s_\-]+", "", name).casefold()
+
+
+def closest_names(unknown: Iterable[str], catalog_names: Iterable[str]) -> dict[str, list[str]]:
+    """Up to three catalog names close to each of (the first ten) ``unknown`` names.
+
+    Catalog names holding the whole name (``"v100"``: the V100s) first, then
+    those the name holds (``"Tesla V100"``: V100), then the similar ones;
+    names with none are left out.
+
+    Examples
+    --------
+    >>> closest_names(["h100 80gb pcie", "zzz"], ["H100-80GB-PCIe", "H100-80GB-SXM5", "T4-16GB"])
+    {'h100 80gb pcie': ['H100-80GB-PCIe', 'H100-80GB-SXM5']}
+    """
+    keys = {name_key(name): name for name in catalog_names}
+    closest = {}
+    for name in list(unknown)[:10]:
+        key = name_key(name)
+        holding = sorted((k for k in keys if key and key in k), key=len)
+        held = sorted((k for k in keys if len(k) >= 3 and k in key), key=len, reverse=True)
+        matches = list(dict.fromkeys(
+            holding + held + difflib.get_close_matches(key, list(keys), n=3, cutoff=0.6)))[:3]
+        if matches:
+            closest[name] = [keys[k] for k in matches]
+    return closest
+
+
+def absent_from_catalog(unknown: list[str], where: str = "", catalog_names=()) -> str:
+    """The problem of hardware types the catalog lacks (``where``: the rows, if any), with
+    the catalog's closest names where some are close."""
+    closest = closest_names(unknown, catalog_names)
+    return (f"hardware_type absent from the catalog: {unknown[:10]}" + (f" in {where}" if where else "")
+            + (f"; the catalog's closest names: {closest}" if closest else ""))
 
 
 def check_hardware_types(
@@ -247,7 +282,7 @@ def check_hardware_types(
     bad = _within((found < 0) & ~(null_mask(series) if null is None else null), rows)
     if bad.any():
         unknown = sorted({str(v) for v in series.to_numpy(dtype=object)[bad]})
-        problems.append(absent_from_catalog(unknown, describe_rows(bad, frame)))
+        problems.append(absent_from_catalog(unknown, describe_rows(bad, frame), codes))
     return found
 
 
