@@ -554,6 +554,25 @@ def test_summary_placement_rows_quote_the_kept_default_runs():
             f"**{learned(small[0], 'leap')}**") in page
 
 
+def test_third_production_fleet_sentence_quotes_its_kept_run():
+    """The seed-2 placement sentence of docs/results.md quotes its kept run."""
+    flat = " ".join((DOCS / "results.md").read_text().split())
+    name = "placement_production_seed2_most_likely_hardware_copies.md"
+    percent = lambda share: f"{100 * float(share):.1f}%"  # noqa: E731
+    learned = _kept_objective_row(name, "leap", "learned", "expected_throughput_per_cost")
+    true = _kept_objective_row(name, "leap", "true")
+    assert (f"gives {percent(learned[5])} (p90 {percent(learned[6])}) at {percent(learned[7])} "
+            f"infeasible picks, and {percent(true[5])} with true feasibility") in flat
+    text = (DOCS / "results-data" / "method-levers" / name).read_text()
+    scores = next(line for line in text.splitlines() if line.startswith("| 0.500 |"))
+    precision, recall = (float(c) for c in scores.strip("|").split("|")[3:5])
+    assert f"precision and recall {precision:.3f} and {recall:.3f}" in flat
+    coverage = {row.split("|")[2].strip(): row.split("|")[5].strip()
+                for row in text.splitlines() if row.startswith("| leap |") and row.count("|") == 6}
+    assert (f"its intervals cover {percent(coverage['all'])} (new jobs "
+            f"{percent(coverage['job_new'])})") in flat
+
+
 def _kept_objective_row(name, policy, feasibility, objective="throughput_per_cost"):
     """The cells of a kept placement run's row (the mean over seeds where there is one)."""
     text = (DOCS / "results-data" / "method-levers" / name).read_text()
