@@ -343,6 +343,14 @@ def test_window_and_calibration_days_are_checked_in_that_order(option, message, 
     assert re.search(message, capsys.readouterr().err)
 
 
+def test_backtest_refuses_zero_parallel_nights_before_any_work(tmp_path, capsys):
+    """--n-jobs 0 means nothing; the backtest says so in its own words, not joblib's."""
+    assert main(["backtest", "--fleet", "no-such-fleet", "--out", str(tmp_path / "r"),
+                 "--n-jobs", "0"]) == 2
+    err = capsys.readouterr().err
+    assert err.strip() == "leapml backtest: error: --n-jobs must be 1 or more (-1: one per core), got 0"
+
+
 def test_a_log_too_short_to_calibrate_on_points_to_calibration_days_0(fleet_dir, tmp_path, capsys):
     from leapml.fleet import load_fleet
 

@@ -518,6 +518,8 @@ def _backtest(args) -> int:
     from .evaluation.report import model_trees, write_report
 
     _check_window(args)
+    if args.n_jobs == 0:
+        raise _Fail("--n-jobs must be 1 or more (-1: one per core), got 0")
     _check_output(args.out, folder=True)
     attempts, hardware, fleet = _load_log(args)
     models = default_models(random_state=args.seed, n_estimators=args.n_estimators)
