@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import pickle
+import re
 import zipfile
 
 import numpy as np
@@ -288,6 +289,25 @@ def test_log_out_of_time_order_gives_the_same_answers(log, hardware, fitted):
 def test_window_with_no_completed_attempt_is_refused(log, hardware):
     with pytest.raises(ValueError, match="no completed attempts between"):
         fit_window(log, hardware, window_days=2, until="2001-01-01", model=small_model())
+
+
+@pytest.mark.parametrize("days", [float("nan"), 0, -1.5, "30", True])
+def test_a_window_that_is_no_number_of_days_is_named_as_such(log, hardware, days):
+    """NaN, text or a flag is no window: the error is about window_days, not what follows it."""
+    from leapml.evaluation.backtest import nightly
+
+    with pytest.raises(ValueError, match=r"window_days must be a number >= 1, got "):
+        fit_window(log, hardware, window_days=days, model=small_model())
+    if not isinstance(days, (str, bool)):
+        with pytest.raises(ValueError, match="window_days and nights must be >= 1"):
+            nightly(log, hardware, window_days=days, nights=1)
+
+
+def test_times_as_text_point_to_the_coercers(log, hardware):
+    text = log.assign(submit_time=log["submit_time"].astype(str))
+    assert re.search(r"column 'submit_time' has dtype \S+, expected time \(times as text: "
+                     r"coerce_attempts or coerce_hardware parses them\)",
+                     problems_of(lambda: validate_attempts(text, hardware)))
 
 
 def test_window_with_one_row_predicts_that_row(log, hardware):

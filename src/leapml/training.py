@@ -8,6 +8,8 @@ also importable from :mod:`leapml.placement`.
 
 from __future__ import annotations
 
+from numbers import Real
+
 import numpy as np
 import pandas as pd
 from sklearn.base import clone
@@ -179,6 +181,7 @@ def fit_window(
         from .regressor import LeapRegressor
 
         model = LeapRegressor()
+    _check_window_days(window_days)
     if not 0 <= calibration_days < window_days:
         raise ValueError(f"calibration_days must be in [0, window_days), got {calibration_days}")
     attempts, window, end, known = _window(attempts, hardware, window_days, until, "completed",
@@ -258,11 +261,16 @@ def _held_back(rows, known, end, calibration_days: int) -> np.ndarray:
     return rows & (known >= add_days(end, -calibration_days, keep_time=True)).to_numpy()
 
 
+def _check_window_days(window_days) -> None:
+    """A window is a number of days, at least one (NaN and text are none)."""
+    if isinstance(window_days, bool) or not isinstance(window_days, Real) or not window_days >= 1:
+        raise ValueError(f"window_days must be a number >= 1, got {window_days!r}")
+
+
 def _window(attempts, hardware, window_days, until, what, statuses, outcome_known):
     """The checked log (fresh index), its rows of ``statuses`` whose outcome became known in
     the training window, the window's end, and when each row's outcome became known."""
-    if window_days < 1:
-        raise ValueError(f"window_days must be >= 1, got {window_days}")
+    _check_window_days(window_days)
     # refuse a bad log here, by name, before pandas or LightGBM trip over it
     validate_attempts(attempts, validate_hardware(hardware))
     attempts = attempts.reset_index(drop=True)

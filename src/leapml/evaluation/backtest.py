@@ -314,7 +314,7 @@ def nightly(
     >>> sorted(result.scores["model"].unique())
     ['ceiling', 'leap', 'lookup_table', 'persistence', 'single_lightgbm']
     """
-    if window_days < 1 or nights < 1:
+    if not (window_days >= 1 and nights >= 1):  # NaN is no window either
         raise ValueError(f"window_days and nights must be >= 1, got {window_days} and {nights}")
     # duplicate ids, bad statuses or costs are named here rather than skewing the scores
     validate_attempts(attempts, validate_hardware(hardware))

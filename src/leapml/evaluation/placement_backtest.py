@@ -197,7 +197,7 @@ def placement_backtest(
     >>> len(objectives), objectives[:2]
     (4, ['expected_throughput_per_cost', 'expected_utility'])
     """
-    if window_days < 1 or nights < 1 or jobs_per_night < 1:
+    if not (window_days >= 1 and nights >= 1 and jobs_per_night >= 1):  # nor is NaN
         raise ValueError("window_days, nights and jobs_per_night must be >= 1, got "
                          f"{window_days}, {nights} and {jobs_per_night}")
     validate_attempts(attempts, validate_hardware(hardware))

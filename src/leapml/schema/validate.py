@@ -61,6 +61,8 @@ def _check_columns(frame: pd.DataFrame, columns, problems: list[str]) -> None:
             if col.kind == "int" and pd.api.types.is_float_dtype(series.dtype):
                 # a CSV reads an integer column with gaps as floats
                 hint = " (integers with nulls need pandas' Int64 dtype: coerce_attempts converts them)"
+            elif col.kind == "time" and not pd.api.types.is_numeric_dtype(series.dtype):
+                hint = " (times as text: coerce_attempts or coerce_hardware parses them)"
             problems.append(f"column {col.name!r} has dtype {series.dtype}, expected {col.kind}{hint}"
                             + _bad_values(series, frame, col.kind))
         # nulls are a problem of their own: report them in the same pass as the dtype
