@@ -545,9 +545,11 @@ def test_summary_placement_rows_quote_the_kept_default_runs():
              "placement_small_seeds012345_cold_start.md")
     seeds = [(f"placement_production_seed{seed}_most_likely_hardware_copies.md",
               f"placement_production_seed{seed}_most_likely_cold_start.md") for seed in (0, 1)]
+    seeds.append(("placement_production_seed2_most_likely_hardware_copies.md",
+                  "placement_production_seed2_most_likely_single.md"))
     assert (f"| placement regret with learned feasibility (`small`, six fleets) | "
             f"{learned(small[0], 'leap')} | {learned(small[1], 'single_lightgbm')} |") in page
-    assert (f"| the same on `production` (seeds 0 and 1, three nights each; a job no type fits "
+    assert (f"| the same on `production` (seeds 0, 1 and 2, three nights each; a job no type fits "
             f"on its likeliest) | {', '.join(learned(new, 'leap') for new, _ in seeds)} | "
             f"{', '.join(learned(old, 'single_lightgbm') for _, old in seeds)} |") in page
     assert (f"the copies take regret\nfrom {learned(small[1], 'leap')} to "
@@ -571,6 +573,11 @@ def test_third_production_fleet_sentence_quotes_its_kept_run():
                 for row in text.splitlines() if row.startswith("| leap |") and row.count("|") == 6}
     assert (f"its intervals cover {percent(coverage['all'])} (new jobs "
             f"{percent(coverage['job_new'])})") in flat
+    single = "placement_production_seed2_most_likely_single.md"
+    learned = _kept_objective_row(single, "single_lightgbm", "learned", "expected_throughput_per_cost")
+    true = _kept_objective_row(single, "single_lightgbm", "true")
+    assert (f"gives {percent(learned[5])} at {percent(learned[7])} infeasible picks, and "
+            f"{percent(true[5])} with true feasibility") in flat
 
 
 def _kept_objective_row(name, policy, feasibility, objective="throughput_per_cost"):

@@ -117,8 +117,8 @@ def main() -> None:
         print(_markdown(_pooled(intervals)))
         print()
         print("overall coverage of each night\n")
-        print(_markdown(_pooled(intervals.query("slice == 'all'"),
-                                by=("policy", "seed", "night"))))
+        overall = intervals[intervals["slice"] == "all"] if "slice" in intervals else intervals
+        print(_markdown(_pooled(overall, by=("policy", "seed", "night"))))
 
 
 def _run(args, seed, keep):
@@ -173,7 +173,10 @@ def _print_run(result) -> None:
 
 
 def _pooled(intervals, by=("policy", "slice")):
-    """Coverage pooled over nights (weighted by attempts), median width, per ``by``."""
+    """Coverage pooled over nights (weighted by attempts), median width, per ``by``
+    (no rows where no policy gives intervals, such as the single model alone)."""
+    if "coverage" not in intervals:
+        return pd.DataFrame(columns=[*by, "attempts", "median_width", "coverage"])
     intervals = intervals.assign(inside=intervals["coverage"] * intervals["attempts"])
     pooled = intervals.groupby(list(by), sort=False).agg(
         attempts=("attempts", "sum"), inside=("inside", "sum"),
