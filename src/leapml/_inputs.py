@@ -32,11 +32,9 @@ class EncodedInputMixin:
         elif encoder.any_categorical:  # an array, at predict time, for a model fitted on categories
             validate_data(self, X, reset=False, skip_check_array=True)
             encoded = encoder.encode(X)
-        else:
+        else:  # plain numbers: scikit-learn's own checks, empty input included
             encoded = validate_data(self, X, reset=reset, dtype=np.float64, ensure_all_finite=False,
                                     order="C")
-            refuse_infinity(encoded, getattr(self, "feature_names_in_", None))
-            return self._learned(encoder, encoded, reset)
         if len(encoded) == 0:
             # scikit-learn's own error for empty input
             check_array(encoded, dtype=np.float64, ensure_all_finite="allow-nan", estimator=self)
