@@ -148,6 +148,39 @@ def test_expected_throughput_of_unknown_jobs_uses_nominal_factors(fleet):
         fleet.expected_throughput(fleet.jobs.head(1), ["no-such-type"])
 
 
+def test_fit_probability_at_submission_is_the_truth_over_the_prior(fleet):
+    hw_types = fleet.hardware["hardware_type"].astype(str).tolist()
+    jobs = fleet.jobs
+    prior = fleet.fit_probability_at_submission(jobs, hw_types, draws=48, random_state=1)
+    truth = fleet.expected_throughput(jobs, hw_types)
+    assert (prior["job_id"].to_numpy() == truth["job_id"].to_numpy()).all()
+    assert (prior["hardware_type"].astype(str).to_numpy()
+            == truth["hardware_type"].astype(str).to_numpy()).all()
+    p = prior["fit_probability"].to_numpy()
+    fits = truth["feasible"].to_numpy()
+    # each job's own hidden factors are one draw of the prior: over many jobs the share
+    # that fit on a type is what the probabilities expect, type by type
+    by_type = pd.DataFrame({"hw": truth["hardware_type"].astype(str), "p": p, "fits": fits})
+    gap = by_type.groupby("hw")[["p", "fits"]].mean().diff(axis=1)["fits"].abs()
+    assert gap.max() < 0.03, gap.sort_values().tail()
+    # a job near a type's memory edge is uncertain there; where its software does not
+    # run, no draw lets it
+    assert ((p > 0) & (p < 1)).any()
+    ranking_on_gaudi = (by_type["hw"] == "Gaudi2-96GB").to_numpy() & jobs["model_family"].astype(
+        str).str.startswith("ranking").to_numpy().repeat(len(hw_types))
+    assert ranking_on_gaudi.any() and (p[ranking_on_gaudi] == 0).all()
+    # more memory of the same chip never makes a job less likely to fit
+    wide = prior.assign(hw=prior["hardware_type"].astype(str)).pivot(
+        index="job_id", columns="hw", values="fit_probability")
+    assert (wide["A100-80GB-SXM4"] >= wide["A100-40GB-SXM4"]).all()
+    assert (wide["A100-80GB-SXM4"] > wide["A100-40GB-SXM4"]).any()
+    # seeded; the number of draws is checked
+    again = fleet.fit_probability_at_submission(jobs, hw_types, draws=48, random_state=1)
+    assert np.array_equal(again["fit_probability"].to_numpy(), p)
+    with pytest.raises(ValueError, match="draws must be an integer >= 1"):
+        fleet.fit_probability_at_submission(jobs, hw_types, draws=0)
+
+
 def test_noise_free_fleet_measures_its_truth():
     quiet = simulate("tiny", days=2, seed=2, run_noise=0.0, straggler_rate=0.0,
                      day_shock_sigma=0.0, hardware_day_shock_sigma=0.0)

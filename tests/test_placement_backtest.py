@@ -24,6 +24,7 @@ def held_out_result(tiny_fleet):
                                           evidence_columns=list(EVIDENCE_COLUMNS)),
         window_days=5, nights=2, jobs_per_night=40, held_out_hardware=held_out,
         min_fit_probability=[0.5, 0.9],
+        fit_at_submission=tiny_fleet.fit_probability_at_submission,
     )
     return result, held_out
 
@@ -65,12 +66,53 @@ def test_learned_feasibility_is_scored_at_every_threshold(held_out_result):
     learned = result.picks[result.picks["feasibility"] == "learned"]
     assert set(learned["min_fit_probability"]) == {0.5, 0.9}
     # no threshold changes a pick made with known (0 or 1) or no probabilities
-    assert result.picks.loc[result.picks["feasibility"] != "learned", "min_fit_probability"].isna().all()
+    known = ~result.picks["feasibility"].isin(["learned", "submission"])
+    assert result.picks.loc[known, "min_fit_probability"].isna().all()
     summary = result.summary()
     assert len(summary[summary["feasibility"] == "learned"]) == 2 * len(OBJECTIVES)  # thresholds x objectives
     scores = result.feasibility_scores.groupby("min_fit_probability")[["recall"]].mean()
     # a stricter threshold lets fewer candidates fit: recall cannot rise
     assert scores.loc[0.9, "recall"] <= scores.loc[0.5, "recall"]
+
+
+def test_the_submission_bound_differs_from_the_truth_only_on_new_jobs(held_out_result):
+    from leapml.ranking import DEFAULT_OBJECTIVE
+
+    picks = held_out_result[0].picks
+    bound = picks[picks["feasibility"] == "submission"]
+    assert set(bound["objective"]) == {DEFAULT_OBJECTIVE}
+    assert set(bound["min_fit_probability"]) == {0.5, 0.9}
+    true = picks[picks["feasibility"] == "true"].set_index(["night", "policy", "job_id"])
+    for _level, rows in bound.groupby("min_fit_probability"):
+        rows = rows.set_index(["night", "policy", "job_id"])
+        seen = rows["job_history"] != "new"
+        assert seen.any() and (~seen).any()
+        # a job with runs is placed by the truth (its runs measured its memory) ...
+        assert (rows.loc[seen, "picked"] == true.loc[rows.index[seen], "picked"]).all()
+
+
+
+def test_the_submission_bound_reads_its_probability_for_new_jobs_only(tiny_fleet):
+    def unsure(jobs, hardware_types):  # every new job fits anywhere with probability 0.6
+        return tiny_fleet.fit_probability_at_submission(jobs, hardware_types, draws=1).assign(
+            fit_probability=0.6)
+
+    result = placement_backtest(
+        tiny_fleet.attempts, tiny_fleet.hardware, oracle=tiny_fleet.expected_throughput,
+        models={"leap": LeapRegressor(n_estimators=4, random_state=0)},
+        feasibility=FeasibilityClassifier(n_estimators=4, random_state=0),
+        window_days=5, nights=1, jobs_per_night=40, min_fit_probability=[0.5, 0.9],
+        fit_at_submission=unsure)
+    bound = result.picks[result.picks["feasibility"] == "submission"]
+    new = bound["job_history"] == "new"
+    strict = bound["min_fit_probability"] == 0.9
+    assert new.any() and (~new).any()
+    # above the threshold every new job is left without a candidate: a failed launch
+    assert bound.loc[new & strict, "no_candidate"].all()
+    assert (bound.loc[new & strict, "regret"] == 1).all()
+    # below it they are placed, and the jobs with runs never answer to the probability
+    assert not bound.loc[new & ~strict, "no_candidate"].any()
+    assert not bound.loc[~new, "no_candidate"].any()
 
 
 def test_min_fit_probability_is_checked(tiny_fleet):

@@ -19,6 +19,9 @@ from the runs' peak memory (nor the job's own earlier peak),
 its most likely type instead of a failed launch; ``--rule-factor 0`` lets
 the memory floors and ceilings set a probability to 0, as before they
 scaled it by ``RULE_FACTOR``).
+Each policy is also placed with feasibility ``submission``, a bound: a new
+job's probability of fitting over the simulator's prior of its hidden
+factors (``Fleet.fit_probability_at_submission``), the truth for the others.
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ from leapml.evaluation.backtest import default_models
 from leapml.evaluation.placement_backtest import placement_backtest
 from leapml.feasibility import FeasibilityClassifier
 from leapml.fleet import simulate
-from leapml.ranking import IF_NONE_FIT
+from leapml.ranking import DEFAULT_OBJECTIVE, IF_NONE_FIT
 from leapml.training import (
     EVIDENCE_COLUMNS,
     MEMORY_FLOOR_OVERRIDE,
@@ -130,6 +133,7 @@ def _run(args, seed, keep):
         nights=args.nights, jobs_per_night=args.jobs_per_night,
         min_fit_probability=args.min_fit_probability, feasibility=_feasibility(args),
         held_out_hardware=args.held_out, random_state=seed, if_none_fit=args.if_none_fit,
+        fit_at_submission=fleet.fit_probability_at_submission,
     )
 
 
@@ -164,6 +168,10 @@ def _feasibility(args):
 def _print_run(result) -> None:
     """The run's regret table, feasibility scores and interval coverage."""
     print(_markdown(result.summary()))
+    print()
+    print("by what the log knew of the job (learned and submission: the default objective)\n")
+    split = result.summary(by="job_history")
+    print(_markdown(split[(split["objective"] == DEFAULT_OBJECTIVE) | (split["feasibility"] == "true")]))
     print()
     print(_markdown(result.feasibility_scores.drop(columns="night")
                     .groupby("min_fit_probability").mean().reset_index()))

@@ -23,7 +23,7 @@ import pandas as pd
 
 from ..features import PeakLog, build_features, candidate_rows, outcome_known_time
 from ..placement import same_families
-from ..ranking import IF_NONE_FIT, NEEDS_INTERVAL, OBJECTIVES, rank_candidates
+from ..ranking import DEFAULT_OBJECTIVE, IF_NONE_FIT, NEEDS_INTERVAL, OBJECTIVES, rank_candidates
 from ..schema import validate_attempts, validate_hardware
 from ..training import (
     completed_between,
@@ -55,7 +55,8 @@ class PlacementBacktest:
         candidate was rankable), ``no_candidate`` (no candidate was
         rankable) and ``regret`` (1 for an infeasible pick).
         ``feasibility`` is ``"learned"``, ``"none"`` (every type taken to
-        fit) or ``"true"`` (the simulator's answer, a bound no scheduler has).
+        fit), ``"true"`` (the simulator's answer, a bound no scheduler has)
+        or, with ``fit_at_submission``, ``"submission"`` (see there).
         ``objective`` is the ranking objective (with learned feasibility
         every one of :data:`~leapml.ranking.OBJECTIVES` a model can answer:
         those of :data:`~leapml.ranking.NEEDS_INTERVAL` for a calibrated
@@ -131,6 +132,7 @@ def placement_backtest(
     held_out_hardware: str | None = None,
     random_state: int = 0,
     if_none_fit: str = "skip",
+    fit_at_submission: Callable[[pd.DataFrame, list], pd.DataFrame] | None = None,
 ) -> PlacementBacktest:
     """Replay nightly placement with a feasibility model learned from the log.
 
@@ -175,6 +177,16 @@ def placement_backtest(
         (:func:`~leapml.rank_candidates`): with ``"skip"`` it is a failed
         launch; with ``"most_likely"`` its pick is the candidate most likely
         to fit, a failed launch only where it does not.
+    fit_at_submission : callable, optional
+        ``fit_at_submission(jobs, hardware_types)`` giving ``fit_probability``
+        per (job, type) as far as a job's launch configuration can tell, such
+        as :meth:`leapml.fleet.Fleet.fit_probability_at_submission`; read only
+        to score. When given, each policy is also placed with feasibility
+        ``"submission"``, a bound: that probability for a job new to the log,
+        the truth for a job with runs (which measured its memory), ranked by
+        the default objective at each threshold. Against ``"true"`` it
+        shows what no feasibility model can know of a new job; against
+        ``"learned"`` what the learned one misses.
 
     Returns
     -------
@@ -225,7 +237,7 @@ def placement_backtest(
                         models=models, feasibility=feasibility, window_days=window_days,
                         jobs_per_night=jobs_per_night, thresholds=thresholds.tolist(),
                         coverage=coverage, held_out=held_out_hardware, seed=random_state + i,
-                        if_none_fit=if_none_fit)
+                        if_none_fit=if_none_fit, fit_at_submission=fit_at_submission)
         if result is not None:
             picks.append(result[0])
             scores.extend(result[1])
@@ -238,7 +250,7 @@ def placement_backtest(
 
 def _night(attempts, history, peaks, hardware, features, known, night, *, oracle, models,
            feasibility, window_days, jobs_per_night, thresholds, coverage, held_out, seed,
-           if_none_fit):
+           if_none_fit, fit_at_submission):
     """One night: fit the models and the feasibility model, place the next day's jobs."""
     t = attempts["submit_time"]
     status = attempts["status"].astype(str)
@@ -255,7 +267,7 @@ def _night(attempts, history, peaks, hardware, features, known, night, *, oracle
         jobs = jobs.sample(jobs_per_night, random_state=seed)
     classifier = fit_feasibility(attempts[in_window], hardware, window_days=window_days,
                                  until=night, model=feasibility)
-    candidates, truth = _candidates(attempts, hardware, jobs, night, oracle)
+    candidates, truth = _candidates(attempts, hardware, jobs, night, oracle, fit_at_submission)
     X = build_features(candidates, hardware, history=same_families(history, candidates))
     learned = classifier.fit_probability(
         with_measured_peaks(X, classifier, candidates, peaks, hardware)[
@@ -264,6 +276,10 @@ def _night(attempts, history, peaks, hardware, features, known, night, *, oracle
                "true": truth["feasible"].to_numpy(float)}
     scored = tomorrow & (status == "ok").to_numpy()
     known_of = _job_history(candidates, X)
+    if fit_at_submission is not None:
+        new = (truth["job_id"].map(known_of) == JOB_HISTORY[0]).to_numpy()
+        sources["submission"] = np.where(new, truth["fit_at_submission"],
+                                         truth["feasible"].to_numpy(float))
     frames, intervals = [], []
     for name, model in models.items():
         fitted = _fitted(model, features, attempts, known, ok, night)
@@ -277,10 +293,10 @@ def _night(attempts, history, peaks, hardware, features, known, night, *, oracle
         for source, probability in sources.items():
             # with learned feasibility every objective (those of an interval for a calibrated
             # model); the others give every candidate probability 0, 1 or unknown: one objective
-            objectives = OBJECTIVES[:1] if source != "learned" else [
-                o for o in OBJECTIVES if calibrated or o not in NEEDS_INTERVAL]
+            objectives = {"learned": [o for o in OBJECTIVES if calibrated or o not in NEEDS_INTERVAL],
+                          "submission": [DEFAULT_OBJECTIVE]}.get(source, OBJECTIVES[:1])
             # a probability of 0 or 1 (true) or NaN (none) is on the same side of every threshold
-            levels = thresholds if source == "learned" else [np.nan]
+            levels = thresholds if source in ("learned", "submission") else [np.nan]
             for objective in objectives:
                 for level in levels:
                     picked = _scored_picks(frame.assign(fit_probability=probability), hardware,
@@ -337,8 +353,9 @@ def _deciles(values: np.ndarray) -> np.ndarray:
     return np.ceil(pd.Series(values).rank(method="first").to_numpy() * 10 / max(len(values), 1))
 
 
-def _candidates(attempts, hardware, jobs, night, oracle):
-    """Candidate rows of every type introduced by ``night``, and the truth on them."""
+def _candidates(attempts, hardware, jobs, night, oracle, fit_at_submission=None):
+    """Candidate rows of every type introduced by ``night``, and the truth on them (with
+    ``fit_at_submission``'s probability as ``fit_at_submission``)."""
     available = hardware.loc[hardware["introduced"] <= night, "hardware_type"].astype(str).tolist()
     candidates = candidate_rows(jobs, available, at=jobs["submit_time"])
     truth = oracle(jobs, available)[["job_id", "hardware_type", "expected_throughput", "feasible"]]
@@ -347,6 +364,12 @@ def _candidates(attempts, hardware, jobs, night, oracle):
     truth = base.merge(truth.assign(hardware_type=truth["hardware_type"].astype(str)),
                        on=["job_id", "hardware_type"], how="left", validate="one_to_one")
     truth["feasible"] = truth["feasible"].fillna(False).astype(bool)
+    if fit_at_submission is not None:
+        prior = fit_at_submission(jobs, available)[["job_id", "hardware_type", "fit_probability"]]
+        prior = prior.assign(hardware_type=prior["hardware_type"].astype(str)).rename(
+            columns={"fit_probability": "fit_at_submission"})
+        truth = truth.merge(prior, on=["job_id", "hardware_type"], how="left", validate="one_to_one")
+        truth["fit_at_submission"] = truth["fit_at_submission"].fillna(0.0)
     return candidates, truth
 
 

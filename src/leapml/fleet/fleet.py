@@ -219,6 +219,27 @@ class Fleet:
 
         return expected_at_submission(self, attempts, max_runs=max_runs)
 
+    def fit_probability_at_submission(self, jobs: pd.DataFrame, hardware_types, *,
+                                      draws: int = 64, random_state: int = 0) -> pd.DataFrame:
+        """Probability that each job fits on each type when its hidden factors are unknown.
+
+        The best a scheduler can know of where a job that never ran fits:
+        :func:`leapml.fleet.truth.fit_probability_at_submission`, with the
+        same ``jobs`` and ``hardware_types`` as :meth:`expected_throughput`.
+
+        Examples
+        --------
+        >>> from leapml.fleet import simulate
+        >>> fleet = simulate("tiny", days=3, seed=0)
+        >>> p = fleet.fit_probability_at_submission(fleet.jobs.head(2), ["T4-16GB", "H100-80GB-SXM5"])
+        >>> list(p.columns)
+        ['job_id', 'hardware_type', 'fit_probability']
+        """
+        from .truth import fit_probability_at_submission
+
+        return fit_probability_at_submission(self, jobs, hardware_types, draws=draws,
+                                             random_state=random_state)
+
 
 def load_fleet(directory: str | os.PathLike) -> Fleet:
     """Read a fleet written by :meth:`Fleet.save`.

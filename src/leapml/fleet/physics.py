@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["PRECISION_BYTES", "memory_needed_gb", "step_breakdown"]
+__all__ = ["MEMORY_FACTOR_SIGMA", "PRECISION_BYTES", "memory_needed_gb", "step_breakdown"]
 
 #: Bytes per value of gradients, by precision.
 PRECISION_BYTES = {"fp32": 4.0, "tf32": 4.0, "bf16": 2.0, "fp16": 2.0, "fp8": 2.0}
@@ -42,6 +42,9 @@ _ACT_SCALE = {"fp32": 2.0, "tf32": 2.0, "bf16": 1.0, "fp16": 1.0, "fp8": 0.8}
 
 _RUNTIME_RESERVE_GB = 1.5
 _USABLE_MEMORY = 0.95  # share of device memory a job can hold (allocator, fragmentation)
+#: Log-sd of a job's hidden memory factor (allocator and framework overheads no launch
+#: field reveals), drawn once per job by the simulator.
+MEMORY_FACTOR_SIGMA = 0.08
 _BANDWIDTH_EFFICIENCY = 0.75
 _LINK_EFFICIENCY = 0.8
 _HOP_LATENCY_S = 6e-6

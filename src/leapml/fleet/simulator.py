@@ -20,7 +20,7 @@ from ..schema import ATTEMPT_COLUMNS, PRECISIONS, STATUSES, TRUTH_COLUMNS
 from .fleet import Fleet
 from .hardware import hardware_catalog
 from .models import _PARALLELISM_CODES, FAMILIES, check_seed, model_catalog
-from .physics import _seq_scale
+from .physics import MEMORY_FACTOR_SIGMA, _seq_scale
 from .scheduler import (
     _MAX_TRAINERS,
     _pick,
@@ -319,7 +319,7 @@ def simulate(
     model = seeds["model"][keep_jobs]
     trainers, batch, precision, parallelism, seq = _launch_config(rng, models, model, seeds["spread"][keep_jobs])
     variant = np.exp(rng.normal(0, variant_sigma, n_jobs))
-    memory_factor = np.exp(rng.normal(0, 0.08, n_jobs))
+    memory_factor = np.exp(rng.normal(0, MEMORY_FACTOR_SIGMA, n_jobs))
     job_hours = models["_hours"].to_numpy(float)[model] * np.exp(rng.normal(0, 0.5, n_jobs))
     job_t0 = seeds["t0"][keep_jobs]
 

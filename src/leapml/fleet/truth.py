@@ -12,6 +12,11 @@ factor. A job with no finished run gets the prior's centre, a factor of 1.
 Everything else (the model type's physics, the per-(model type, hardware
 type) interaction, software releases) stays as the simulator knows it: a
 fleet's history of the model type reveals those across jobs.
+
+:func:`fit_probability_at_submission` is the same bound for where a new job
+fits: the share of draws of its hidden factors (``_variant`` and
+``_memory_factor``, from the simulator's own priors) with which it fits on a
+type. A job with no finished run can be known no better.
 """
 
 from __future__ import annotations
@@ -20,9 +25,10 @@ import numpy as np
 import pandas as pd
 
 from ..features import outcome_known_time
+from .physics import MEMORY_FACTOR_SIGMA
 from .throughput import expected_pairs, launch_arrays, physics_arrays
 
-__all__ = ["expected_at_submission"]
+__all__ = ["expected_at_submission", "fit_probability_at_submission"]
 
 # grid of the log factor: a coarse pass over +-4 prior sd, then a fine one around its best point
 _GRID_POINTS = 17
@@ -94,6 +100,72 @@ def expected_at_submission(fleet, attempts: pd.DataFrame, *, max_runs: int = 8) 
     thr, _ = expected_pairs(ctx, model_code, _hardware_codes(fleet, query), launch,
                        query["submit_time"].to_numpy("datetime64[ns]"))
     return thr
+
+
+def fit_probability_at_submission(fleet, jobs: pd.DataFrame, hardware_types, *, draws: int = 64,
+                                  random_state: int = 0, at=None) -> pd.DataFrame:
+    """Probability that each job fits on each hardware type when its hidden factors are unknown.
+
+    A new job's memory need carries the factors no launch field reveals (its
+    variant inside its model type, its memory overheads). This draws them
+    ``draws`` times from the simulator's priors (log-sd ``variant_sigma`` and
+    :data:`~leapml.fleet.physics.MEMORY_FACTOR_SIGMA`) and counts the share of
+    draws with which the job fits: the best answer a scheduler can have for a
+    job that never ran, against which a learned feasibility model is measured.
+
+    Parameters
+    ----------
+    fleet : Fleet
+        The simulated fleet (its catalogs and priors).
+    jobs : DataFrame
+        Rows with the launch columns, and usually ``job_id``.
+    hardware_types : sequence of str
+        Hardware types of the catalog.
+    draws : int, default=64
+        Draws of the hidden factors per job.
+    random_state : int, default=0
+        Seed of the draws.
+    at : Timestamp or array-like, optional
+        As in :meth:`~leapml.fleet.Fleet.expected_throughput`.
+
+    Returns
+    -------
+    DataFrame
+        One row per (job, hardware type), jobs outer: ``job_id`` (when
+        given), ``hardware_type`` and ``fit_probability`` (0 where the
+        family's software does not run, the precision has no peak or the
+        type is not yet introduced, whatever the draws).
+
+    Examples
+    --------
+    >>> from leapml.fleet import simulate
+    >>> fleet = simulate("tiny", days=3, seed=0)
+    >>> jobs = fleet.jobs.head(5)
+    >>> p = fit_probability_at_submission(fleet, jobs, ["A100-80GB-SXM4"], draws=16)
+    >>> bool(p["fit_probability"].between(0, 1).all()), len(p)
+    (True, 5)
+    """
+    if isinstance(draws, bool) or not isinstance(draws, (int, np.integer)) or draws < 1:
+        raise ValueError(f"draws must be an integer >= 1, got {draws!r}")
+    frame = jobs.reset_index(drop=True).drop(columns=["_variant", "_memory_factor"], errors="ignore")
+    hardware_types = [str(h) for h in hardware_types]
+    n, k = len(frame), len(hardware_types)
+    rng = np.random.default_rng(random_state)
+    variant_sd = float(fleet.params.get("variant_sigma", 0.32))
+    repeated = frame.iloc[np.tile(np.arange(n), draws)].assign(
+        _variant=np.exp(rng.normal(0.0, variant_sd, n * draws)),
+        _memory_factor=np.exp(rng.normal(0.0, MEMORY_FACTOR_SIGMA, n * draws)))
+    if at is not None and np.ndim(at):
+        at = np.tile(np.asarray(at), draws)
+    fits = fleet.expected_throughput(repeated, hardware_types, at=at)["feasible"].to_numpy(float)
+    share = fits.reshape(draws, n * k).mean(axis=0)  # rows come jobs outer, types inner
+    result = {}
+    if "job_id" in frame.columns:
+        result["job_id"] = np.repeat(frame["job_id"].to_numpy(), k)
+    result["hardware_type"] = pd.Categorical(np.tile(hardware_types, n),
+                                             categories=fleet.hardware["hardware_type"].astype(str).tolist())
+    result["fit_probability"] = share
+    return pd.DataFrame(result)
 
 
 def _hardware_codes(fleet, frame: pd.DataFrame) -> np.ndarray:
