@@ -1066,3 +1066,32 @@ def test_cold_start_prose_quotes_the_kept_real_measurement_run():
             f"{percent('hardware', 'cold_start=0', 'within_20')})") in page
     assert (f"({percent('hardware', 'leap_default', 'within_10')} against "
             f"{percent('hardware', 'cold_start=0', 'within_10')})") in page
+
+
+def test_submission_bound_block_quotes_its_kept_run():
+    """The "What a new job's memory allows" block of docs/results.md quotes its kept run."""
+    page = (DOCS / "results.md").read_text()
+    flat = " ".join(page.split())
+    name = "placement_production_seeds012_submission_bound.md"
+    percent = lambda share: f"{100 * float(share):.1f}%"  # noqa: E731
+    labels = {"learned": "learned (the default)", "submission": "submission (a bound for new jobs)",
+              "true": "true (a bound)"}
+    for feasibility, label in labels.items():
+        objective = "throughput_per_cost" if feasibility == "true" else "expected_throughput_per_cost"
+        cells = _kept_objective_row(name, "leap", feasibility, objective)
+        infeasible = "0%" if feasibility == "true" else percent(cells[7])
+        assert (f"| {label} | {percent(cells[5])} | {percent(cells[6])} | {infeasible} |") in page
+    # the new jobs of each fleet, from the per-seed tables split by job history
+    text = (DOCS / "results-data" / "method-levers" / name).read_text()
+    new = {}
+    for seed_block in text.split("seed ")[1:4]:
+        for line in seed_block.splitlines():
+            cells = [c.strip() for c in line.strip("|").split("|")]
+            if len(cells) == 10 and cells[4] == "new":
+                new.setdefault(cells[1], []).append(percent(cells[6]))
+    said = {"learned": "learned feasibility gives", "submission": "the submission bound",
+            "true": "true feasibility"}
+    for feasibility, words in said.items():
+        values = new[feasibility]
+        assert len(values) == 3
+        assert f"{words} {values[0]}, {values[1]} and {values[2]}" in flat, feasibility
