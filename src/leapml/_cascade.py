@@ -30,6 +30,8 @@ import lightgbm as lgb
 import numpy as np
 from sklearn.base import clone
 
+from leapml._encoding import booster_predict
+
 __all__ = [
     "CascadeResult",
     "ConstantModel",
@@ -191,7 +193,7 @@ def predict_expert(model, X, *, num_threads=1):
         return np.empty(0)
     if isinstance(model, lgb.Booster):
         threads = 1 if len(X) < _SMALL_BATCH else num_threads
-        return model.predict(X, num_threads=threads)
+        return booster_predict(model, X, num_threads=threads)
     return np.asarray(model.predict(X), dtype=np.float64).ravel()
 
 

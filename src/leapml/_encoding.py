@@ -9,6 +9,7 @@ predict time, so one fitted model serves several threads at once.
 
 from __future__ import annotations
 
+import threading
 import warnings
 from collections.abc import Mapping
 
@@ -44,6 +45,31 @@ def effective_threads(n_jobs) -> int:
     (1, 2)
     """
     return 1 if n_jobs is None else int(effective_n_jobs(n_jobs))
+
+
+#: LightGBM does not promise that one booster, or one process, may predict from several
+#: Python threads at once, and its thread count is process-wide state each prediction
+#: sets; eight threads predicting with one model at once (tests/test_threads.py) crashed
+#: the interpreter once inside LightGBM's predict. Every prediction of a LightGBM booster
+#: in the library takes this lock (:func:`booster_predict`); one call still uses its
+#: threads.
+_LIGHTGBM_PREDICT = threading.Lock()
+
+
+def booster_predict(booster, X, **kwargs):
+    """``booster.predict(X, **kwargs)``, one at a time in the process (a booster may
+    still use several threads inside one call).
+
+    Examples
+    --------
+    >>> import lightgbm as lgb
+    >>> X = np.arange(40.0).reshape(-1, 1)
+    >>> booster = lgb.train({"verbose": -1, "min_data_in_leaf": 2}, lgb.Dataset(X, X[:, 0]), 2)
+    >>> booster_predict(booster, X[:3], num_threads=1).shape
+    (3,)
+    """
+    with _LIGHTGBM_PREDICT:
+        return booster.predict(X, **kwargs)
 
 
 def is_categorical(series: pd.Series) -> bool:

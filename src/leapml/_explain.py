@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 from sklearn.utils.validation import check_is_fitted
 
-from leapml._encoding import effective_threads
+from leapml._encoding import booster_predict, effective_threads
 
 
 class ExplainMixin:
@@ -80,7 +80,7 @@ class ExplainMixin:
                 part = np.zeros((int(rows.sum()), width + 1))
                 part[:, -1] = expert.value
             elif isinstance(expert, lgb.Booster):
-                part = expert.predict(encoded[rows], pred_contrib=True)
+                part = booster_predict(expert, encoded[rows], pred_contrib=True, num_threads=threads)
             else:
                 raise TypeError(
                     f"explain needs LightGBM experts; expert {k} is a {type(expert).__name__}"
@@ -93,7 +93,7 @@ class ExplainMixin:
         if base is not None:
             if not isinstance(base, lgb.Booster):
                 raise TypeError(f"explain needs a LightGBM base; it is a {type(base).__name__}")
-            contributions += base.predict(encoded, pred_contrib=True, num_threads=threads)
+            contributions += booster_predict(base, encoded, pred_contrib=True, num_threads=threads)
         weight, mean = self._history_weight(encoded)
         if weight is not None:
             contributions *= (1.0 - weight)[:, None]

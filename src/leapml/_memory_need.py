@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from leapml._encoding import effective_threads
+from leapml._encoding import booster_predict, effective_threads
 from leapml._memory_keys import require_columns
 
 #: The name of the feature the classifier reads: log(memory_gb / predicted need).
@@ -122,4 +122,4 @@ def predict_need(booster, X_need, n_jobs=None) -> np.ndarray:
     """Predicted log of the memory one trainer needs, GB."""
     if len(X_need) == 0:
         return np.empty(0)
-    return booster.predict(X_need, num_threads=effective_threads(n_jobs))
+    return booster_predict(booster, X_need, num_threads=effective_threads(n_jobs))

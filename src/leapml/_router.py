@@ -25,6 +25,7 @@ from leapml._cascade import (
     predict_expert,
     train_booster,
 )
+from leapml._encoding import booster_predict
 
 __all__ = [
     "default_classifier",
@@ -230,7 +231,7 @@ def predict_router(router, X, n_bins, *, num_threads=1, ordinal=False):
         return _ordinal_proba(router_scores(router, X, num_threads=num_threads), n_bins)
     if isinstance(router, lgb.Booster):
         threads = 1 if n < _SMALL_BATCH else num_threads
-        return np.asarray(router.predict(X, num_threads=threads)).reshape(n, n_bins)
+        return np.asarray(booster_predict(router, X, num_threads=threads)).reshape(n, n_bins)
     raw = np.asarray(router.predict_proba(X), dtype=np.float64)
     proba = np.zeros((n, n_bins))
     proba[:, np.asarray(router.classes_, dtype=np.intp)] = raw
@@ -247,7 +248,7 @@ def router_scores(router, X, *, num_threads=1):
     """
     if isinstance(router, lgb.Booster):
         threads = 1 if len(X) < _SMALL_BATCH else num_threads
-        return router.predict(X, num_threads=threads)
+        return booster_predict(router, X, num_threads=threads)
     return np.asarray(router.predict(X), dtype=np.float64).ravel()
 
 

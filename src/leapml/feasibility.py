@@ -29,7 +29,7 @@ from sklearn.utils.validation import (
 )
 
 from leapml._class_labels import fitting_class, read_labels
-from leapml._encoding import ColumnEncoder, effective_threads, refuse_infinity
+from leapml._encoding import ColumnEncoder, booster_predict, effective_threads, refuse_infinity
 from leapml._memory_keys import (
     ceilings_of,
     floors_of,
@@ -423,7 +423,7 @@ class FeasibilityClassifier(ClassifierMixin, BaseEstimator):
         """Probability of each class of encoded rows."""
         if self.booster_ is None:
             return np.ones((len(X), 1))
-        raw = self.booster_.predict(X, num_threads=effective_threads(self.n_jobs))
+        raw = booster_predict(self.booster_, X, num_threads=effective_threads(self.n_jobs))
         if raw.ndim == 1:
             return np.column_stack([1.0 - raw, raw])
         return raw
