@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import struct
 import subprocess
 import sys
@@ -630,6 +631,38 @@ def test_times_beyond_2262_are_named_not_wrapped(fleet_log, tiny_fleet, fleet_mo
         build_features(rows, tiny_fleet.hardware, history=fleet_log)
     with pytest.raises(ValueError, match="outside 1677-09-21 .. 2262-04-11"):
         place(fleet_model, jobs, tiny_fleet.hardware, history=fleet_log, at=far)
+
+
+@pytest.mark.parametrize("when", ["yesterday", None, float("nan"), pd.NaT, 2026])
+def test_a_time_that_is_no_time_is_quoted_by_every_reader_of_one(fleet_log, tiny_fleet,
+                                                                   fleet_model, when):
+    from leapml.features import candidate_rows
+    from leapml.fleet import simulate
+    from leapml.placement import place
+    from leapml.training import fit_window
+
+    jobs = tiny_fleet.jobs[LAUNCH].head(1)
+    quoted = rf"cannot read {re.escape(repr(when))} as a time"
+    with pytest.raises(ValueError, match=quoted):
+        simulate("tiny", days=2, start=when)
+    if when is None:  # elsewhere None means "not given": the end of the log, or after it
+        return
+    with pytest.raises(ValueError, match=quoted):
+        fit_window(fleet_log, tiny_fleet.hardware, until=when)
+    with pytest.raises(ValueError, match=quoted):
+        place(fleet_model, jobs, tiny_fleet.hardware, history=fleet_log, at=when)
+    with pytest.raises(ValueError, match=quoted):
+        candidate_rows(jobs, ["T4-16GB"], at=when)
+    # one time per job: a missing one is counted, text and numbers are refused
+    with pytest.raises(ValueError, match="null for 1 job|cannot read at= as one time per job"):
+        candidate_rows(jobs, ["T4-16GB"], at=[when])
+
+
+def test_a_window_longer_than_pandas_can_reach_back_is_named(fleet_log, tiny_fleet):
+    from leapml.training import fit_window
+
+    with pytest.raises(ValueError, match=r"-1000000000 days after .* beyond the dates pandas holds"):
+        fit_window(fleet_log, tiny_fleet.hardware, window_days=10**9)
 
 
 def test_csv_with_offsets_across_a_daylight_saving_change(tmp_path, fleet_log, tiny_fleet):

@@ -10,10 +10,37 @@ zone, each day starting at its first existing instant.
 
 from __future__ import annotations
 
+from numbers import Real
+
 import numpy as np
 import pandas as pd
 
-__all__ = ["add_days", "day_start", "days_between", "on_clock", "on_or_before"]
+__all__ = ["add_days", "day_start", "days_between", "on_clock", "on_or_before", "read_time"]
+
+
+def read_time(stamp) -> pd.Timestamp:
+    """``stamp`` as a :class:`pandas.Timestamp`, or a :class:`ValueError` that quotes it.
+
+    Examples
+    --------
+    >>> read_time("2026-01-02 03:00")
+    Timestamp('2026-01-02 03:00:00')
+    >>> read_time(None)
+    Traceback (most recent call last):
+    ...
+    ValueError: cannot read None as a time: no time given
+    """
+    if isinstance(stamp, Real) and not isinstance(stamp, bool):
+        # pandas would read 2026 as 2026 nanoseconds after 1970: say what is meant instead
+        raise ValueError(f"cannot read {stamp!r} as a time: a number has no unit; give a date "
+                         "(text such as '2026-01-02') or a pandas.Timestamp")
+    try:
+        time = pd.Timestamp(stamp)
+    except (TypeError, ValueError, OverflowError) as err:
+        raise ValueError(f"cannot read {stamp!r} as a time: {err}") from err
+    if time is pd.NaT:
+        raise ValueError(f"cannot read {stamp!r} as a time: no time given")
+    return time
 
 
 def day_start(stamp) -> pd.Timestamp:
@@ -47,7 +74,7 @@ def add_days(stamp, days: int, *, keep_time: bool = False) -> pd.Timestamp:
     tz, wall = stamp.tz, _wall(stamp)
     try:
         day = (wall if keep_time else wall.floor("D")) + pd.Timedelta(days=int(days))
-    except (OverflowError, pd.errors.OutOfBoundsDatetime) as err:
+    except (OverflowError, pd.errors.OutOfBoundsDatetime, pd.errors.OutOfBoundsTimedelta) as err:
         raise ValueError(f"{days} days after {wall.date()} is beyond the dates pandas holds") from err
     if tz is None:
         return day
@@ -102,8 +129,12 @@ def on_clock(stamp, tz) -> pd.Timestamp:
     --------
     >>> on_clock("2026-09-06", "America/Santiago")
     Timestamp('2026-09-06 01:00:00-0300', tz='America/Santiago')
+    >>> on_clock("yesterday", None)
+    Traceback (most recent call last):
+    ...
+    ValueError: cannot read 'yesterday' as a time: ...
     """
-    stamp = pd.Timestamp(stamp)
+    stamp = read_time(stamp)
     if stamp.tz is None:
         if tz is None:
             return stamp

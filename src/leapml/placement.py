@@ -12,7 +12,7 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
-from ._calendar import on_or_before
+from ._calendar import on_or_before, read_time
 from ._frames import cached_index, column_values, frame_of_arrays, require_unique_columns, taken
 from .features import (
     FeatureColumns,
@@ -168,12 +168,14 @@ def _predictions(model, jobs, hardware, history, at, hardware_types,
     for frame, name in ((jobs, "jobs"), (hardware, "hardware"), (history, "history"),
                         (feasibility, "feasibility")):
         require_unique_columns(frame, name)
+    if at is not None and pd.api.types.is_scalar(at):
+        at = read_time(at)
     own_times = at is None and "submit_time" in jobs
     if at is None and not own_times:
         at = _just_after(history)
     if hardware_types is None:
         times = jobs["submit_time"] if own_times else at
-        latest = pd.Series(times).max() if not np.isscalar(times) else pd.Timestamp(times)
+        latest = pd.Series(times).max() if not np.isscalar(times) else read_time(times)
         introduced = on_or_before(hardware["introduced"], latest)
         hardware_types = hardware.loc[introduced, "hardware_type"]
     names = hardware_type_names(hardware_types)
@@ -460,7 +462,7 @@ def explain_picks(model, ranked: pd.DataFrame, jobs: pd.DataFrame, hardware: pd.
     rows = jobs.drop(columns=["hardware_type"], errors="ignore").merge(
         first.astype({"hardware_type": str}), on="job_id", how="inner", validate="one_to_one")
     if "submit_time" not in rows or at is not None:
-        rows["submit_time"] = _just_after(history) if at is None else pd.Timestamp(at)
+        rows["submit_time"] = _just_after(history) if at is None else read_time(at)
     if isinstance(history, HistoryIndex):
         X = history.features(rows)
     else:

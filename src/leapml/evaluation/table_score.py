@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from .._calendar import read_time
 from .baselines import LookupTableRegressor
 
 __all__ = ["lookup_table_score"]
@@ -33,7 +34,7 @@ def lookup_table_score(attempts: pd.DataFrame, *, train_days: int = 30, start=No
     ['accuracy', 'coverage', 'n_scored', 'train_days']
     """
     times = attempts["submit_time"]
-    first = pd.Timestamp(times.min()).normalize() if start is None else pd.Timestamp(start)
+    first = pd.Timestamp(times.min()).normalize() if start is None else read_time(start)
     n_days = int(np.ceil((pd.Timestamp(times.max()) - first) / pd.Timedelta(days=1)))
     train_days = max(1, min(int(train_days), n_days - 1))
     cut = first + pd.Timedelta(days=train_days)

@@ -7,6 +7,7 @@ from functools import lru_cache
 import numpy as np
 import pandas as pd
 
+from leapml._calendar import read_time
 from leapml._frames import cached_index
 from leapml._frames import frame_of_arrays as _frame
 from leapml.features.as_of import _KEY_COLUMNS, _joined, _level_keys
@@ -282,12 +283,17 @@ def _submission_times(jobs: pd.DataFrame, at) -> pd.Series:
             )
         times = jobs["submit_time"]
     elif pd.api.types.is_scalar(at):
-        times = pd.Series(pd.Timestamp(at), index=jobs.index)
+        times = pd.Series(read_time(at), index=jobs.index)
     else:
         values = at.to_numpy() if isinstance(at, pd.Series | pd.Index) else at
-        times = pd.Series(
-            pd.to_datetime(values), index=jobs.index if len(values) == n_jobs else None
-        )
+        if pd.api.types.is_numeric_dtype(np.asarray(values)):
+            raise ValueError("cannot read at= as one time per job: numbers have no unit; give "
+                             "dates (text such as '2026-01-02') or pandas.Timestamps")
+        try:
+            values = pd.to_datetime(values)
+        except (TypeError, ValueError, OverflowError) as err:
+            raise ValueError(f"cannot read at= as one time per job: {err}") from err
+        times = pd.Series(values, index=jobs.index if len(values) == n_jobs else None)
         if len(times) != n_jobs:
             raise ValueError(f"at has {len(times)} timestamps for {n_jobs} jobs; give one per job")
     null = null_mask(times)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from leapml._calendar import read_time
 from leapml.features.rows import outcome_known_time
 from leapml.schema import normalize_precision
 from leapml.schema.rules import require_frame
@@ -94,7 +95,7 @@ class PeakLog:
         if times is None:
             times = rows["submit_time"]
         if np.ndim(times) == 0:
-            times = [pd.Timestamp(times)] * len(rows)
+            times = [read_time(times)] * len(rows)
         key, placed = _keys(rows, hardware)
         out = np.full(len(rows), np.nan)
         if len(self) == 0 or len(rows) == 0:

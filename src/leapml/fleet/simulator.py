@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from .._calendar import read_time
 from .._moved import forward
 from ..schema import ATTEMPT_COLUMNS, PRECISIONS, STATUSES, TRUTH_COLUMNS
 from .fleet import Fleet
@@ -292,9 +293,9 @@ def simulate(
     if per_day < 1:
         raise ValueError(f"attempts_per_day must be positive, got {per_day}")
     params["attempts_per_day"] = per_day
-    params["start"] = str(pd.Timestamp(start))
+    start_ts = read_time(start)
+    params["start"] = str(start_ts)
 
-    start_ts = pd.Timestamp(start)
     start_ns = start_ts.value
     end_ns = (start_ts + pd.Timedelta(days=days)).value
     rng = np.random.default_rng([seed, 11])
