@@ -220,11 +220,26 @@ def test_save_and_load_round_trip(tmp_path, fleet):
         ({"day_shock_sigma": -0.1}, "day_shock_sigma"),
         ({"config_change_rate": 2.0}, "config_change_rate"),
         ({"new_families": -1}, "new_families"),
+        # NaN, infinity, text, fractions and strings where a switch goes: each by name
+        ({"run_noise": float("nan")}, "run_noise must be a finite number"),
+        ({"variant_sigma": float("inf")}, "variant_sigma must be a finite number"),
+        ({"belief_sigma": "0.1"}, "belief_sigma must be a finite number"),
+        ({"zipf_exponent": float("nan")}, "zipf_exponent must be a finite number"),
+        ({"new_families": 1.5}, "new_families must be a whole number >= 0"),
+        ({"releases_per_stack": -1}, "releases_per_stack must be a whole number >= 0"),
+        ({"n_model_types": 3}, "n_model_types must be a whole number >= 24"),
+        ({"days": 2.5}, "days must be a whole number >= 1"),
+        ({"attempts_per_day": 0.5}, "attempts_per_day must be a whole number >= 1"),
     ],
 )
 def test_simulate_rejects_bad_arguments(kwargs, match):
     with pytest.raises(ValueError, match=match):
         simulate(**{"preset": "tiny", **kwargs})
+
+
+def test_simulate_wants_its_switches_true_or_false():
+    with pytest.raises(TypeError, match="peak_memory must be True or False, got 'no'"):
+        simulate("tiny", days=1, peak_memory="no")
 
 
 @pytest.mark.parametrize(("seed", "error"), [(None, TypeError), (1.5, TypeError), ("7", TypeError),

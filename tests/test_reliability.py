@@ -296,11 +296,40 @@ def test_a_window_that_is_no_number_of_days_is_named_as_such(log, hardware, days
     """NaN, text or a flag is no window: the error is about window_days, not what follows it."""
     from leapml.evaluation.backtest import nightly
 
-    with pytest.raises(ValueError, match=r"window_days must be a number >= 1, got "):
-        fit_window(log, hardware, window_days=days, model=small_model())
-    if not isinstance(days, (str, bool)):
-        with pytest.raises(ValueError, match="window_days and nights must be >= 1"):
-            nightly(log, hardware, window_days=days, nights=1)
+    from leapml.evaluation.placement_backtest import placement_backtest
+
+    for run in (lambda: fit_window(log, hardware, window_days=days, model=small_model()),
+                lambda: nightly(log, hardware, window_days=days, nights=1),
+                lambda: placement_backtest(log, hardware, oracle=lambda *_: None, models={},
+                                           window_days=days)):
+        with pytest.raises(ValueError, match=r"window_days must be a number >= 1, got "):
+            run()
+
+
+@pytest.mark.parametrize("count", [0, 1.5, "2", True, float("nan")])
+def test_a_count_of_nights_or_jobs_that_is_no_whole_number_is_named(log, hardware, count):
+    from leapml.evaluation.backtest import nightly
+    from leapml.evaluation.placement_backtest import placement_backtest
+
+    whole = r"must be a whole number >= 1, got "
+    with pytest.raises(ValueError, match="nights " + whole):
+        nightly(log, hardware, window_days=2, nights=count)
+    for name in ("nights", "jobs_per_night"):
+        with pytest.raises(ValueError, match=name + " " + whole):
+            placement_backtest(log, hardware, oracle=lambda *_: None, models={}, window_days=2,
+                               **{name: count})
+
+
+def test_models_that_are_no_mapping_and_an_oracle_that_is_no_function_are_named(log, hardware):
+    from leapml.evaluation.backtest import nightly
+    from leapml.evaluation.placement_backtest import placement_backtest
+
+    with pytest.raises(TypeError, match="models must map names to models .* got list"):
+        nightly(log, hardware, window_days=2, nights=1, models=[small_model()])
+    with pytest.raises(TypeError, match="models must map names to models .* got list"):
+        placement_backtest(log, hardware, oracle=lambda *_: None, models=[small_model()])
+    with pytest.raises(TypeError, match="oracle must be a function .* got NoneType"):
+        placement_backtest(log, hardware, oracle=None, models={"leap": small_model()})
 
 
 def test_times_as_text_point_to_the_coercers(log, hardware):

@@ -8,7 +8,6 @@ also importable from :mod:`leapml.placement`.
 
 from __future__ import annotations
 
-from numbers import Real
 
 import numpy as np
 import pandas as pd
@@ -17,6 +16,7 @@ from sklearn.base import clone
 from ._calendar import add_days, on_clock
 from .features import FEATURE_GROUPS, MEASURED_PEAK, PeakLog, build_features, outcome_known_time
 from .schema import validate_attempts, validate_hardware
+from .schema.rules import require_at_least
 
 __all__ = ["EVIDENCE_COLUMNS", "FEASIBILITY_FEATURES", "MEMORY_FLOOR_COLUMNS",
            "MEMORY_FLOOR_LOAD", "MEMORY_FLOOR_OVERRIDE", "MEMORY_OVERRIDE_COLUMNS",
@@ -263,8 +263,7 @@ def _held_back(rows, known, end, calibration_days: int) -> np.ndarray:
 
 def _check_window_days(window_days) -> None:
     """A window is a number of days, at least one (NaN and text are none)."""
-    if isinstance(window_days, bool) or not isinstance(window_days, Real) or not window_days >= 1:
-        raise ValueError(f"window_days must be a number >= 1, got {window_days!r}")
+    require_at_least("window_days", window_days, 1)
 
 
 def _window(attempts, hardware, window_days, until, what, statuses, outcome_known):

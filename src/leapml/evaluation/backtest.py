@@ -29,6 +29,7 @@ from tqdm.auto import tqdm
 from .._calendar import add_days, day_start, days_between, on_clock
 from ..features import build_features
 from ..schema import validate_attempts, validate_hardware
+from ..schema.rules import require_at_least, require_models, require_whole
 from ..training import completed_between
 from .metrics import coverage, median_absolute_percentage_error, within_tolerance
 from .regret import CEILING, REGRET_CANDIDATES, SUBMISSION_CEILING, night_regret
@@ -314,11 +315,15 @@ def nightly(
     >>> sorted(result.scores["model"].unique())
     ['ceiling', 'leap', 'lookup_table', 'persistence', 'single_lightgbm']
     """
-    if not (window_days >= 1 and nights >= 1):  # NaN is no window either
-        raise ValueError(f"window_days and nights must be >= 1, got {window_days} and {nights}")
+    require_at_least("window_days", window_days, 1)
+    nights = require_whole("nights", nights)
+    for name, function in (("oracle", oracle), ("submission_oracle", submission_oracle)):
+        if function is not None and not callable(function):
+            raise TypeError(f"{name} must be a function, got {type(function).__name__}")
     # duplicate ids, bad statuses or costs are named here rather than skewing the scores
     validate_attempts(attempts, validate_hardware(hardware))
-    models = dict(default_models(random_state=random_state) if models is None else models)
+    models = dict(default_models(random_state=random_state) if models is None
+                  else require_models(models))
     if not models:
         raise ValueError("models is empty: give at least one model to score")
     if CEILING in models and "expected_throughput" not in attempts.columns:

@@ -25,6 +25,7 @@ from ..features import PeakLog, build_features, candidate_rows, outcome_known_ti
 from ..placement import same_families
 from ..ranking import DEFAULT_OBJECTIVE, IF_NONE_FIT, NEEDS_INTERVAL, OBJECTIVES, rank_candidates
 from ..schema import validate_attempts, validate_hardware
+from ..schema.rules import require_at_least, require_models, require_whole
 from ..training import (
     completed_between,
     fit_calibrated,
@@ -209,12 +210,17 @@ def placement_backtest(
     >>> len(objectives), objectives[:2]
     (4, ['expected_throughput_per_cost', 'expected_utility'])
     """
-    if not (window_days >= 1 and nights >= 1 and jobs_per_night >= 1):  # nor is NaN
-        raise ValueError("window_days, nights and jobs_per_night must be >= 1, got "
-                         f"{window_days}, {nights} and {jobs_per_night}")
+    require_at_least("window_days", window_days, 1)
+    nights, jobs_per_night = require_whole("nights", nights), require_whole("jobs_per_night",
+                                                                           jobs_per_night)
     validate_attempts(attempts, validate_hardware(hardware))
+    models = require_models(models)
     if not models:
         raise ValueError("models is empty: give at least one throughput model")
+    for name, function in (("oracle", oracle), ("fit_at_submission", fit_at_submission)):
+        if not callable(function) and (name == "oracle" or function is not None):
+            raise TypeError(f"{name} must be a function of (jobs, hardware_types), got "
+                            f"{type(function).__name__}")
     if if_none_fit not in IF_NONE_FIT:  # before the first night's fits, not after them
         raise ValueError(f"if_none_fit must be one of {list(IF_NONE_FIT)}, got {if_none_fit!r}")
     thresholds = np.atleast_1d(np.asarray(min_fit_probability, dtype=float))

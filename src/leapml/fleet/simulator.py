@@ -12,12 +12,15 @@ ends (``end_time``). Everything is vectorised over jobs and attempts.
 
 from __future__ import annotations
 
+from numbers import Real
+
 import numpy as np
 import pandas as pd
 
 from .._calendar import read_time
 from .._moved import forward
 from ..schema import ATTEMPT_COLUMNS, PRECISIONS, STATUSES, TRUTH_COLUMNS
+from ..schema.rules import require_whole
 from .fleet import Fleet
 from .hardware import hardware_catalog
 from .models import _PARALLELISM_CODES, FAMILIES, check_seed, model_catalog
@@ -288,10 +291,9 @@ def simulate(
     """
     params = dict(locals())  # the arguments, before any local is defined
     _check_options(preset, days, locals())
-    days = int(days)
-    per_day = PRESETS[preset] if attempts_per_day is None else int(attempts_per_day)
-    if per_day < 1:
-        raise ValueError(f"attempts_per_day must be positive, got {per_day}")
+    days = require_whole("days", days)
+    per_day = (PRESETS[preset] if attempts_per_day is None
+               else require_whole("attempts_per_day", attempts_per_day))
     params["attempts_per_day"] = per_day
     start_ts = read_time(start)
     params["start"] = str(start_ts)
@@ -376,30 +378,38 @@ def simulate(
                  interactions=interactions, releases=releases, params=params)
 
 
+_SHARES = ("recurring_share", "sweep_share", "straggler_rate", "failure_rate", "retry_rate",
+           "stickiness", "new_model_share", "config_change_rate")
+_SCALES = ("variant_sigma", "interaction_sigma", "run_noise", "release_sigma", "day_shock_sigma",
+           "hardware_day_shock_sigma", "family_drift_sigma", "selection_strength",
+           "belief_sigma", "peak_memory_noise", "zipf_exponent")
+_COUNTS = ("new_families", "releases_per_stack")
+_SWITCHES = ("model_sizes", "peak_memory")
+
+
 def _check_options(preset, days, options: dict) -> None:
-    """Refuse options out of range, each by name."""
-    recurring_share, sweep_share = options["recurring_share"], options["sweep_share"]
+    """Refuse options out of range, each by name: shares in [0, 1], scales finite and
+    >= 0, counts whole, switches True or False (NaN, infinity and text are refused)."""
     if preset not in PRESETS:
         raise ValueError(f"preset must be one of {sorted(PRESETS)}, got {preset!r}")
     check_seed(options["seed"])
-    if int(days) != days or days < 1:
-        raise ValueError(f"days must be a positive integer, got {days}")
-    for name, value in {"recurring_share": recurring_share, "sweep_share": sweep_share,
-                        "straggler_rate": options["straggler_rate"], "failure_rate": options["failure_rate"],
-                        "retry_rate": options["retry_rate"], "stickiness": options["stickiness"],
-                        "new_model_share": options["new_model_share"], "config_change_rate": options["config_change_rate"]}.items():
-        if not 0 <= value <= 1:
+    require_whole("days", days)
+    for name in _SHARES + _SCALES:
+        value = options[name]
+        if isinstance(value, bool) or not isinstance(value, Real) or not np.isfinite(value):
+            raise ValueError(f"{name} must be a finite number, got {value!r}")
+        if name in _SHARES and not 0 <= value <= 1:
             raise ValueError(f"{name} must be in [0, 1], got {value}")
-    if recurring_share + sweep_share > 1:
-        raise ValueError("recurring_share + sweep_share must be at most 1")
-    for name, value in {"variant_sigma": options["variant_sigma"], "interaction_sigma": options["interaction_sigma"],
-                        "run_noise": options["run_noise"], "release_sigma": options["release_sigma"],
-                        "day_shock_sigma": options["day_shock_sigma"], "hardware_day_shock_sigma": options["hardware_day_shock_sigma"],
-                        "family_drift_sigma": options["family_drift_sigma"], "new_families": options["new_families"],
-                        "selection_strength": options["selection_strength"], "belief_sigma": options["belief_sigma"],
-                        "peak_memory_noise": options["peak_memory_noise"]}.items():
         if value < 0:
             raise ValueError(f"{name} must be >= 0, got {value}")
+    if options["recurring_share"] + options["sweep_share"] > 1:
+        raise ValueError("recurring_share + sweep_share must be at most 1")
+    for name in _COUNTS:
+        require_whole(name, options[name], minimum=0)
+    require_whole("n_model_types", options["n_model_types"], minimum=len(FAMILIES))  # one a family
+    for name in _SWITCHES:
+        if not isinstance(options[name], bool | np.bool_):
+            raise TypeError(f"{name} must be True or False, got {options[name]!r}")
 
 
 def _hidden_tables(rng, models, hardware, start_ts, days, *, interaction_sigma, releases_per_stack,

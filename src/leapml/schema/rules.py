@@ -12,8 +12,9 @@ are not re-exported from :mod:`leapml.schema`.
 from __future__ import annotations
 
 import difflib
+import numbers
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from functools import lru_cache
 
 import numpy as np
@@ -51,6 +52,57 @@ def require_frame(frame, name: str) -> None:
     if not frame.columns.is_unique:
         repeated = sorted({str(c) for c in frame.columns[frame.columns.duplicated()]})
         raise ValueError(f"{name} has column(s) {repeated} more than once: keep one of each")
+
+
+def require_whole(name: str, value, minimum: int = 1) -> int:
+    """``value`` as an int, or a :class:`ValueError` naming ``name`` unless it is a whole
+    number >= ``minimum`` (``2.0`` is one; ``1.5``, ``"2"``, ``True`` and NaN are not).
+
+    Examples
+    --------
+    >>> require_whole("nights", 3.0)
+    3
+    >>> require_whole("nights", 1.5)
+    Traceback (most recent call last):
+    ...
+    ValueError: nights must be a whole number >= 1, got 1.5
+    """
+    whole = (isinstance(value, numbers.Integral) or (isinstance(value, numbers.Real)
+             and float(value).is_integer())) and not isinstance(value, bool)
+    if not whole or value < minimum:
+        raise ValueError(f"{name} must be a whole number >= {minimum}, got {value!r}")
+    return int(value)
+
+
+def require_at_least(name: str, value, minimum) -> None:
+    """A :class:`ValueError` naming ``name`` unless ``value`` is a number >= ``minimum``
+    (NaN, text and ``True`` are no numbers).
+
+    Examples
+    --------
+    >>> require_at_least("window_days", float("nan"), 1)
+    Traceback (most recent call last):
+    ...
+    ValueError: window_days must be a number >= 1, got nan
+    """
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not value >= minimum:
+        raise ValueError(f"{name} must be a number >= {minimum}, got {value!r}")
+
+
+def require_models(models) -> Mapping:
+    """``models`` if it maps names to models, else a :class:`TypeError` that says so.
+
+    Examples
+    --------
+    >>> require_models(["a model"])
+    Traceback (most recent call last):
+    ...
+    TypeError: models must map names to models (a dict such as {'leap': LeapRegressor()}), got list
+    """
+    if not isinstance(models, Mapping):
+        raise TypeError("models must map names to models (a dict such as "
+                        f"{{'leap': LeapRegressor()}}), got {type(models).__name__}")
+    return models
 
 
 def describe_rows(mask: np.ndarray, frame: pd.DataFrame, limit: int = 5) -> str:
