@@ -43,6 +43,27 @@ def test_round_trip_is_bit_identical(tmp_path, data, fitted):
     assert list(loaded.feature_names_in_) == list(fitted.feature_names_in_)
 
 
+def test_every_parameter_survives_a_round_trip(tmp_path, data):
+    """A parameter the file forgets comes back as its default: a later refit of the loaded
+    configuration would then fit another model. Each is set off its default here."""
+    X, y = data
+    defaults = LeapRegressor().get_params(deep=False)
+    changed = {"cold_start": 0.05, "cold_start_hardware": 0.1, "n_bins": 4, "max_iter": 2,
+               "tol": 0.02, "n_estimators": 7, "expert_overlap": 0.25, "min_bin_rows": 3,
+               "combine": "hard", "router": "multiclass",
+               "reassign_window": 3, "router_max_rows": 5_000, "history_prior": 2.0,
+               "n_jobs": 1, "random_state": 5}
+    model = LeapRegressor(**changed).fit(X, y)
+    loaded = load(save(model, tmp_path / "m.leap")).get_params(deep=False)
+    assert all(changed[k] != defaults[k] for k in changed)
+    assert set(loaded) == set(defaults)
+    for name, value in model.get_params(deep=False).items():
+        if name in ("regressor", "classifier", "base") and value is not None and value != "lightgbm":
+            assert loaded[name].get_params() == value.get_params(), name
+        else:
+            assert loaded[name] == value, name
+
+
 def test_round_trip_with_user_lightgbm_models_and_numpy(tmp_path):
     X, y = make_throughput_regression(300, random_state=4, as_frame=False)
     model = LeapRegressor(n_bins=4, random_state=1, router="multiclass", min_bin_rows=1,

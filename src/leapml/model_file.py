@@ -36,7 +36,8 @@ __all__ = ["MODEL_FORMAT", "MODEL_FORMAT_VERSION", "ModelFileError", "load", "lo
 #: What a LeapRegressor parameter meant in files written before it existed.
 _BEFORE_PARAMETER = {"router": "multiclass", "combine": "hard", "expert_overlap": 0.0,
                      "min_bin_rows": 1, "anchor": None, "reassign_window": 2,
-                     "router_max_rows": 200_000, "base": None, "history_prior": None}
+                     "router_max_rows": 200_000, "base": None, "history_prior": None,
+                     "cold_start": 0.0, "cold_start_hardware": 0.0}
 
 
 
@@ -225,6 +226,8 @@ def save(model, path: str | os.PathLike, *, feasibility=None) -> Path:
             else int(params["reassign_window"]),
             "router_max_rows": None if params["router_max_rows"] is None
             else int(params["router_max_rows"]),
+            "cold_start": float(params["cold_start"]),
+            "cold_start_hardware": float(params["cold_start_hardware"]),
         },
         "fitted": {
             "anchor_fill_": float(model.anchor_fill_),
