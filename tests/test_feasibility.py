@@ -551,3 +551,19 @@ def test_fit_feasibility_reads_the_columns_a_need_product_multiplies_and_saves_t
     assert back.memory_need_products == products
     np.testing.assert_array_equal(back.predict_memory_need(X), need)
     np.testing.assert_array_equal(back.fit_probability(X), learned.fit_probability(X))
+
+
+@pytest.mark.parametrize("labels", [(True, False), ("ok", "oom")])
+def test_a_monotone_constraint_is_on_the_chance_of_fitting_whatever_the_labels(labels):
+    """With labels "ok"/"oom" the booster scores "oom" (classes_[1]): a constraint on the
+    chance of fitting must turn round for it, or it fights the data and flattens the model."""
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"memory_gb": rng.choice([16.0, 24.0, 40.0, 80.0, 141.0], 2000),
+                      "batch_size": rng.choice([8.0, 32.0, 128.0, 512.0], 2000)})
+    fits = (X["memory_gb"] > 0.3 * X["batch_size"] + rng.normal(0, 10, 2000)).to_numpy()
+    y = np.where(fits, *labels)
+    grid = pd.DataFrame({"memory_gb": [16.0, 24.0, 40.0, 80.0, 141.0], "batch_size": 128.0})
+    p = FeasibilityClassifier(n_estimators=50, random_state=0,
+                              monotone={"memory_gb": 1}).fit(X, y).fit_probability(grid)
+    assert (np.diff(p) >= 0).all()
+    assert p[0] < 0.1 and p[-1] > 0.9

@@ -354,10 +354,8 @@ class FeasibilityClassifier(ClassifierMixin, BaseEstimator):
                                                  strict=True))
             for key in evidence_keys
         ]
-        self.memory_floor_ = [
-            {} if fitted is None else smallest_memory(key, memory, load, y == fitted)
-            for key in floor_keys
-        ]
+        self.memory_floor_ = [{} if fitted is None else smallest_memory(key, memory, load, y == fitted)
+                              for key in floor_keys]
         self.memory_override_ = [
             {} if fitted is None else smallest_memory(key, backing_memory, backing_load, y == fitted)
             for key in backing_keys
@@ -379,7 +377,9 @@ class FeasibilityClassifier(ClassifierMixin, BaseEstimator):
         params = {"objective": "binary" if binary else "multiclass",
                   "num_class": 1 if binary else len(self.classes_), **self._lightgbm_params()}
         if self.monotone or self.memory_need_ is not None or self.measured_need_column:
-            params["monotone_constraints"] = self._monotone_constraints(X.shape[1])
+            # constraints are on the chance of fitting; a binary booster scores classes_[1]
+            sign = -1 if binary and fitted is not None and fitted == self.classes_[0] else 1
+            params["monotone_constraints"] = [sign * c for c in self._monotone_constraints(X.shape[1])]
         categorical = [j for j, c in enumerate(self.categories_) if c is not None]
         dataset = lgb.Dataset(X, codes, weight=sample_weight, categorical_feature=categorical,
                               free_raw_data=True, params={"verbose": -1})
