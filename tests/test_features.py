@@ -752,6 +752,27 @@ def test_a_history_with_an_attempt_given_twice_is_refused():
     pd.testing.assert_frame_equal(build_features(log, catalog, history=gaps), X)
 
 
+@pytest.mark.parametrize("spelling", [str.upper, lambda s: s.title() + " "])
+def test_a_history_whose_statuses_are_spelled_otherwise_is_refused_not_ignored(spelling):
+    """Read as "not ok", an "OK" would leave every job without history, and no word said."""
+    from leapml import HistoryIndex
+    from leapml.schema import coerce_attempts, validate_attempts
+
+    catalog = make_catalog()
+    log = make_log(0, 40)
+    spelled = log.assign(status=log["status"].astype(str).map(spelling))
+    message = r"status not in \['ok', 'oom', 'failed'\] in 40 row\(s\)"
+    for refuse in (lambda: build_features(log, catalog, history=spelled),
+                   lambda: build_features(spelled, catalog),
+                   lambda: HistoryIndex(spelled, catalog),
+                   lambda: validate_attempts(spelled, catalog)):
+        with pytest.raises(SchemaError, match=message):
+            refuse()
+    # the coercer reads the spelling, and the history counts again
+    pd.testing.assert_frame_equal(build_features(log, catalog, history=coerce_attempts(spelled)),
+                                  build_features(log, catalog))
+
+
 def test_the_validator_and_the_features_name_shared_rules_alike():
     """validate_attempts and build_features apply one set of row rules: same problems, same words."""
     catalog = make_catalog(3)

@@ -268,10 +268,9 @@ def test_update_with_no_completed_rows_moves_only_last_submit():
     catalog = make_catalog()
     log = make_log(9, 100)
     index = HistoryIndex(log, catalog)
-    # a status the schema does not list counts as not completed, like any other
     later = log.iloc[:3].assign(
         attempt_id=log["attempt_id"].max() + np.arange(1, 4),  # new attempts, not the log's again
-        status=["oom", "failed", "cancelled"],
+        status=["oom", "failed", "failed"],
         throughput=np.nan,
         submit_time=index.end + pd.Timedelta(hours=1),
     )
@@ -281,6 +280,21 @@ def test_update_with_no_completed_rows_moves_only_last_submit():
     index.update(later)
     assert index.end == end and index.last_submit == end + pd.Timedelta(hours=1)
     pd.testing.assert_frame_equal(index.features(rows), before, check_exact=True)
+
+
+def test_update_with_a_status_the_schema_does_not_list_is_refused():
+    """Counted as "not completed", an unknown status would hide runs that did complete
+    (a log that writes "success"); the index is left as it was."""
+    catalog = make_catalog()
+    log = make_log(9, 100)
+    index = HistoryIndex(log, catalog)
+    end = index.end
+    later = log.iloc[:2].assign(attempt_id=log["attempt_id"].max() + np.arange(1, 3),
+                                status=["success", "cancelled"],
+                                submit_time=index.end + pd.Timedelta(hours=1))
+    with pytest.raises(SchemaError, match=r"status not in .* such as 'success'"):
+        index.update(later)
+    assert index.end == end
 
 
 def test_update_on_the_fleet_with_new_model_types(tiny_fleet):

@@ -50,3 +50,27 @@ def test_every_objective_ranks_from_place(setup, objective):
 def test_calibration_days_must_leave_days_to_fit(tiny_fleet):
     with pytest.raises(ValueError, match="calibration_days"):
         fit_window(tiny_fleet.attempts, tiny_fleet.hardware, window_days=3, calibration_days=3)
+
+
+@pytest.mark.parametrize("objective", ["lower_quantile_per_cost", "expected_utility"])
+def test_an_objective_on_the_interval_of_a_model_that_gives_none_is_refused(setup, objective):
+    """Before, every candidate came back unrankable ("no prediction") and ordered by
+    throughput alone, though each had its prediction."""
+    from leapml import rank_candidates
+
+    fleet, calibrated = setup
+    plain = fit_window(fleet.attempts, fleet.hardware, window_days=5,
+                       model=LeapRegressor(n_estimators=10, random_state=0))
+    jobs = fleet.jobs[[c for c in fleet.jobs if not c.startswith("_")]].head(2)
+    with pytest.raises(ValueError, match=f"objective '{objective}' needs the low end"):
+        place(plain, jobs, fleet.hardware, history=fleet.attempts, objective=objective)
+    cost = dict(zip(fleet.hardware["hardware_type"], fleet.hardware["cost_per_device_hour"]))
+    candidates = predict_candidates(plain, jobs, fleet.hardware, history=fleet.attempts)
+    assert candidates["throughput_low"].isna().all()
+    with pytest.raises(ValueError, match="and there is none"):
+        rank_candidates(candidates, cost=cost, objective=objective)
+    # an interval missing for some rows only is those rows' "no prediction"
+    some = predict_candidates(calibrated, jobs, fleet.hardware, history=fleet.attempts)
+    some.loc[some.index[:3], "throughput_low"] = np.nan
+    ranked = rank_candidates(some, cost=cost, objective=objective)
+    assert (~ranked["rankable"]).sum() >= 3 and ranked["rankable"].any()

@@ -313,10 +313,12 @@ def _score(objective, throughput, hourly, low, probability, low_name):
     if not weighted and objective not in NEEDS_INTERVAL:  # throughput per cost, later
         return None
     if objective in NEEDS_INTERVAL:
-        if low is None:
+        # a column of NaN beside predictions is a model that gives no intervals, not "no prediction"
+        if low is None or np.isnan(low).all() and not np.isnan(throughput).all():
             raise ValueError(
                 f"objective {objective!r} needs the low end of a prediction interval in column "
-                f"{low_name!r} (a calibrated model: fit_window(..., calibration_days=1))"
+                f"{low_name!r}, and there is none (a calibrated model gives it: "
+                "fit_window(..., calibration_days=1))"
             )
         if ((low < 0) | np.isinf(low)).any():
             raise ValueError(f"{low_name!r} must be >= 0 and finite (or NaN)")

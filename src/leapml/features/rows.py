@@ -31,6 +31,7 @@ from leapml.schema.rules import (
     check_ends_after_submission,
     check_model_sizes,
     check_rows,
+    check_status,
     check_time_zones,
     describe_rows,
     floats,
@@ -238,6 +239,7 @@ def _read_history(
         raise SchemaError(what, [f"missing column(s): {missing}"])
     ok = ok_rows(history["status"])
     problems: list[str] = []
+    check_status(history["status"], history, problems)
     columns, parsed = check_rows(
         history, HISTORY_COLUMNS, hardware_codes=catalog.codes, problems=problems, rows=ok,
         text_columns=_TEXT_COLUMNS,

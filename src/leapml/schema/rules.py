@@ -25,6 +25,7 @@ from leapml.schema.columns import (
     MODEL_SIZE_COLUMNS,
     OPTIONAL_ATTEMPT_COLUMNS,
     PRECISIONS,
+    STATUSES,
     normalize_precision,
 )
 
@@ -39,6 +40,7 @@ _PRECISION_CODES = {name: code for code, name in enumerate(PRECISIONS)}
 _PRECISION_DTYPE = pd.CategoricalDtype(pd.Index(list(PRECISIONS), dtype=object))
 _normalized_precision = lru_cache(maxsize=1024)(normalize_precision)
 _OK_CODES = {"ok": 0}
+_STATUS_CODES = {status: code for code, status in enumerate(STATUSES)}
 
 
 # -- reading columns ------------------------------------------------------------
@@ -146,6 +148,16 @@ def text_codes(series: pd.Series, codes: dict[str, int]) -> np.ndarray:
 def hardware_codes(hardware: pd.DataFrame) -> dict[str, int]:
     """Each hardware type of a catalog, by its text, to its row position."""
     return {str(name): code for code, name in enumerate(hardware["hardware_type"].to_numpy(dtype=object))}
+
+
+def check_status(status: pd.Series, frame: pd.DataFrame, problems: list[str]) -> None:
+    """Add a problem for every status that is none of :data:`STATUSES` (null included):
+    read as "not ok", a status spelled ``"OK"`` would hide a log's history without a word."""
+    bad = text_codes(status, _STATUS_CODES) < 0
+    if bad.any():
+        problems.append(f"status not in {list(STATUSES)} in {describe_rows(bad, frame)}, "
+                        f"such as {status.iloc[int(np.argmax(bad))]!r} (coerce_attempts reads "
+                        "other spellings)")
 
 
 def ok_rows(status: pd.Series) -> np.ndarray:

@@ -12,7 +12,6 @@ from leapml.schema.columns import (
     HARDWARE_COLUMNS,
     OPTIONAL_ATTEMPT_COLUMNS,
     PRECISIONS,
-    STATUSES,
     SchemaError,
 )
 from leapml.schema.rules import (
@@ -25,6 +24,7 @@ from leapml.schema.rules import (
     check_ok_throughput,
     check_positive,
     check_precision,
+    check_status,
     check_time_zones,
     describe_rows,
     hardware_codes,
@@ -122,11 +122,7 @@ def validate_attempts(attempts: pd.DataFrame, hardware: pd.DataFrame | None = No
         if dup.any():
             problems.append(f"duplicate attempt_id in {describe_rows(dup, attempts)}")
     if "status" in cols:
-        status = attempts["status"].astype(object)
-        bad = ~status.isin(STATUSES).to_numpy()
-        if bad.any():
-            problems.append(f"status not in {list(STATUSES)} in {describe_rows(bad, attempts)}, "
-                            f"such as {status[bad].iloc[0]!r}")
+        check_status(attempts["status"], attempts, problems)
     if "precision" in cols:
         check_precision(attempts["precision"], attempts, problems)
     for name in COUNT_COLUMNS:
