@@ -364,6 +364,68 @@ def test_one_hardware_type_given_as_a_string(fleet_log, tiny_fleet, fleet_model)
         assert len(predicted) == 2
 
 
+@pytest.mark.parametrize("tz", [None, "UTC"])
+def test_arrow_backed_times_read_as_numpy_times(fleet_log, tiny_fleet, fleet_model, tz):
+    """read_parquet(dtype_backend="pyarrow") gives Arrow timestamps: the same answers as NumPy's."""
+    import pyarrow as pa
+
+    from leapml.features import HistoryIndex, build_features
+    from leapml.placement import place
+    from leapml.training import fit_feasibility
+
+    def zoned(frame):
+        return frame.assign(**{c: frame[c].dt.tz_localize(tz) for c in frame
+                               if pd.api.types.is_datetime64_any_dtype(frame[c].dtype) and tz})
+
+    def arrow(frame):
+        return frame.assign(**{c: frame[c].astype(pd.ArrowDtype(pa.timestamp("ns", tz=tz)))
+                               for c in frame if pd.api.types.is_datetime64_any_dtype(frame[c].dtype)})
+
+    log, catalog = zoned(fleet_log), zoned(tiny_fleet.hardware)
+    jobs = tiny_fleet.jobs[LAUNCH].head(3)
+    pd.testing.assert_frame_equal(build_features(arrow(log), arrow(catalog)),
+                                  build_features(log, catalog))
+    expected = place(fleet_model, jobs, catalog, history=log)
+    pd.testing.assert_frame_equal(place(fleet_model, jobs, arrow(catalog), history=arrow(log)),
+                                  expected)
+    pd.testing.assert_frame_equal(
+        place(fleet_model, jobs, arrow(catalog), history=HistoryIndex(arrow(log), arrow(catalog))),
+        expected)
+    np.testing.assert_array_equal(
+        fit_feasibility(arrow(log), arrow(catalog), window_days=5).classes_,
+        fit_feasibility(log, catalog, window_days=5).classes_)
+
+
+def test_each_job_is_offered_the_types_there_at_its_own_time(fleet_log, tiny_fleet, fleet_model):
+    """The default candidates are the catalog's types introduced by the submission: with a
+    time per job, by each job's own time, not the latest job's."""
+    from leapml.placement import place, predict_candidates
+
+    catalog = tiny_fleet.hardware
+    first = catalog["introduced"].min()
+    jobs = tiny_fleet.jobs[LAUNCH].head(2).assign(
+        submit_time=[first + pd.Timedelta(days=1), fleet_log["submit_time"].max()])
+    later = set(catalog.loc[catalog["introduced"] > jobs["submit_time"].iloc[0],
+                            "hardware_type"].astype(str))
+    assert later
+    ranked = place(fleet_model, jobs, catalog, history=fleet_log)
+    early = ranked[ranked["job_id"] == jobs["job_id"].iloc[0]]
+    not_there = early["hardware_type"].astype(str).isin(later).to_numpy()
+    assert not early.loc[not_there, "rankable"].any()
+    assert (early.loc[not_there, "reason"] == "no prediction").all()
+    assert early.loc[~not_there, "rankable"].any()
+    late = ranked[ranked["job_id"] == jobs["job_id"].iloc[1]]
+    assert late.loc[late["hardware_type"].astype(str).isin(later), "rankable"].any()
+    candidates = predict_candidates(fleet_model, jobs, catalog, history=fleet_log)
+    gone = (candidates["job_id"] == jobs["job_id"].iloc[0]) & candidates[
+        "hardware_type"].astype(str).isin(later)
+    assert candidates.loc[gone, "predicted_throughput"].isna().all()
+    # a time before every type: said so, not blamed on hardware_types
+    with pytest.raises(ValueError, match="no hardware type of the catalog was introduced by"):
+        place(fleet_model, jobs.drop(columns="submit_time"), catalog, history=fleet_log,
+              at=first - pd.Timedelta(days=1))
+
+
 def test_place_with_an_empty_history(fleet_log, tiny_fleet, fleet_model):
     from leapml.placement import place
 
@@ -757,6 +819,12 @@ def test_a_column_neither_numbers_nor_categories_is_named(data, column):
     frame = pd.DataFrame(X).add_prefix("x").assign(when=column)
     with pytest.raises(TypeError, match=r"column 'when' holds .* neither numbers nor categories"):
         LeapRegressor(n_bins=2, n_estimators=3, random_state=0).fit(frame, y)
+    # nor at predict time, in a column that was numbers in fit (read as nanoseconds, before)
+    numbers = frame.assign(when=np.arange(200.0))
+    model = LeapRegressor(n_bins=2, n_estimators=3, random_state=0).fit(numbers, y)
+    for rows in (frame, frame.head(1)):
+        with pytest.raises(TypeError, match=r"column 'when' holds .* neither numbers nor categ"):
+            model.predict(rows)
 
 
 def test_a_history_mean_beyond_any_log_throughput_is_named_not_turned_into_inf():

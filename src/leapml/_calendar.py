@@ -15,7 +15,26 @@ from numbers import Real
 import numpy as np
 import pandas as pd
 
-__all__ = ["add_days", "day_start", "days_between", "on_clock", "on_or_before", "read_time"]
+__all__ = ["add_days", "day_start", "days_between", "on_clock", "on_or_before", "numpy_times",
+           "read_time", "utc_ns"]
+
+
+def numpy_times(series: pd.Series) -> pd.Series:
+    """``series`` with an Arrow timestamp dtype turned into NumPy's (its zone kept); any
+    other series as it is. Arrow columns come from ``read_parquet(dtype_backend="pyarrow")``.
+
+    Examples
+    --------
+    >>> times = pd.Series(pd.to_datetime(["2026-01-02 03:00"])).dt.tz_localize("UTC")
+    >>> numpy_times(times.astype("timestamp[s, tz=UTC][pyarrow]")).dtype
+    datetime64[s, UTC]
+    """
+    arrow = getattr(series.dtype, "pyarrow_dtype", None)
+    if arrow is None or not hasattr(arrow, "tz"):  # not an Arrow timestamp
+        return series
+    if arrow.tz is None:
+        return series.astype(series.dtype.numpy_dtype)
+    return series.astype(pd.DatetimeTZDtype(arrow.unit, arrow.tz))
 
 
 def read_time(stamp) -> pd.Timestamp:
@@ -110,7 +129,7 @@ def on_or_before(times: pd.Series, when) -> np.ndarray:
     >>> on_or_before(introduced, pd.Timestamp("2026-02-01", tz="UTC")).tolist()
     [True, False]
     """
-    when = pd.Timestamp(when)
+    when, times = pd.Timestamp(when), numpy_times(times)
     if (getattr(times.dtype, "tz", None) is None) != (when.tz is None):
         if when.tz is None:
             times = times.dt.tz_convert(None)
@@ -129,7 +148,7 @@ def on_clock(stamp, tz) -> pd.Timestamp:
     --------
     >>> on_clock("2026-09-06", "America/Santiago")
     Timestamp('2026-09-06 01:00:00-0300', tz='America/Santiago')
-    >>> on_clock("yesterday", None)
+    >>> on_clock("yesterday", None)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
     ValueError: cannot read 'yesterday' as a time: ...
@@ -140,3 +159,21 @@ def on_clock(stamp, tz) -> pd.Timestamp:
             return stamp
         return stamp.tz_localize(tz, nonexistent="shift_forward", ambiguous=True)
     return stamp.tz_convert(tz)
+
+
+def utc_ns(times) -> np.ndarray:
+    """Instants as int64 nanoseconds since 1970 UTC, a naive time read as UTC (as
+    :func:`on_or_before` reads it), so that a log and a catalog compare whatever their zones.
+
+    Examples
+    --------
+    >>> utc_ns(pd.Series(pd.to_datetime(["2026-01-01 01:00"])).dt.tz_localize("Europe/Paris"))
+    array([1767225600000000000])
+    >>> utc_ns(pd.to_datetime(["2026-01-01 00:00"]))
+    array([1767225600000000000])
+    """
+    times = numpy_times(pd.Series(pd.to_datetime(times) if not pd.api.types.is_datetime64_any_dtype(
+        getattr(times, "dtype", None)) else times))
+    if times.dt.tz is not None:
+        times = times.dt.tz_convert("UTC").dt.tz_localize(None)
+    return times.to_numpy("datetime64[ns]").view(np.int64)

@@ -270,10 +270,12 @@ class ColumnEncoder:
         if j not in self.codes:
             if isinstance(values, np.ndarray) and values.dtype.kind in "biuf":
                 return values
+            series = pd.Series(values, copy=False)
+            name = j if self.names is None else self.names[j]
+            _refuse_unreadable(series, name)  # to_numeric would read a time as nanoseconds
             try:
-                numeric = pd.to_numeric(pd.Series(values, copy=False), errors="raise")
+                numeric = pd.to_numeric(series, errors="raise")
             except (TypeError, ValueError) as err:
-                name = j if self.names is None else self.names[j]
                 # name the column: pandas' own message only gives a position
                 raise ValueError(
                     f"column {name!r} was numeric in fit but holds values "

@@ -12,7 +12,7 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
-from ._calendar import on_or_before, read_time
+from ._calendar import on_or_before, read_time, utc_ns
 from ._frames import cached_index, column_values, frame_of_arrays, require_unique_columns, taken
 from .features import (
     FeatureColumns,
@@ -173,11 +173,18 @@ def _predictions(model, jobs, hardware, history, at, hardware_types,
     own_times = at is None and "submit_time" in jobs
     if at is None and not own_times:
         at = _just_after(history)
+    not_yet = None
     if hardware_types is None:
         times = jobs["submit_time"] if own_times else at
         latest = pd.Series(times).max() if not np.isscalar(times) else read_time(times)
         introduced = on_or_before(hardware["introduced"], latest)
+        if not introduced.any():
+            raise ValueError(
+                f"no hardware type of the catalog was introduced by {latest} (the first on "
+                f"{hardware['introduced'].min()}): give a later time, or hardware_types")
         hardware_types = hardware.loc[introduced, "hardware_type"]
+        if not pd.api.types.is_scalar(times):  # each job is offered what existed at its own time
+            not_yet = _not_introduced(hardware, hardware_types, times)
     names = hardware_type_names(hardware_types)
     if isinstance(history, HistoryIndex):
         X = history.candidate_features(jobs, names, at=at)
@@ -193,13 +200,22 @@ def _predictions(model, jobs, hardware, history, at, hardware_types,
     if not isinstance(feasibility, pd.DataFrame) and getattr(
             feasibility, "measured_need_column", None) is not None:
         frame = _with_peaks(frame, feasibility, jobs, names, at, history, hardware)
+    read = X if isinstance(model, LeapRegressor) else frame
+    predicted = np.asarray(model.predict(read), dtype=float)
+    interval = _interval(model, read, coverage, n_jobs * n_types)
+    if not_yet is not None and not_yet.any():  # no prediction for a type not there yet
+        predicted, interval = predicted.copy(), np.array(interval, dtype=float)
+        predicted[not_yet], interval[not_yet] = np.nan, np.nan
     return _Predictions(job_id, np.tile(np.arange(n_types), n_jobs), names,
-                        column_values(jobs["trainer_count"], repeat),
-                        np.asarray(model.predict(X if isinstance(model, LeapRegressor) else frame),
-                                   dtype=float),
+                        column_values(jobs["trainer_count"], repeat), predicted,
                         _fit_probability(feasibility, frame, job_id, np.tile(names, n_jobs)),
-                        _interval(model, X if isinstance(model, LeapRegressor) else frame,
-                                  coverage, n_jobs * n_types))
+                        interval)
+
+
+def _not_introduced(hardware, hardware_types, times) -> np.ndarray:
+    """For each (job, type) pair, job after job: whether the type came after the job's time."""
+    introduced = utc_ns(hardware.loc[hardware_types.index, "introduced"])
+    return (utc_ns(times)[:, None] < introduced[None, :]).ravel()
 
 
 def _with_peaks(frame, feasibility, jobs, names, at, history, hardware):

@@ -137,7 +137,7 @@ class HistoryIndex:
             level: _level_state(keys[level], past, averaged, latest)
             for level, (_, _, averaged, latest) in _LEVELS.items()
         }
-        self._aware = getattr(columns["submit_time"].dtype, "tz", None) is not None
+        self._aware = columns["submit_time"].dt.tz is not None
         self.end = None
         self.last_submit = None
         self._advance(columns, ok)
@@ -327,7 +327,7 @@ class HistoryIndex:
         ok, columns, new = _read_history(
             new_attempts, catalog, "the new attempts", outcome_known=self._outcome_known
         )
-        aware = getattr(columns["submit_time"].dtype, "tz", None) is not None
+        aware = columns["submit_time"].dt.tz is not None
         if (
             aware != self._aware
             and self.last_submit is not None

@@ -11,6 +11,7 @@ from functools import lru_cache
 import numpy as np
 import pandas as pd
 
+from leapml._calendar import numpy_times
 from leapml.schema import DEFAULT_THROUGHPUT_UNIT, PRECISIONS
 from leapml.schema.rules import FEW_ROWS
 
@@ -41,6 +42,7 @@ def _keyed(values, unit):
 
 def _time_ns(series: pd.Series) -> tuple[np.ndarray, bool]:
     """Nanoseconds since the epoch (UTC where the column has a time zone), and tz-awareness."""
+    series = numpy_times(series)
     aware = getattr(series.dtype, "tz", None) is not None
     if aware:
         series = series.dt.tz_convert(None)

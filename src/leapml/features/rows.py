@@ -186,7 +186,7 @@ class _Past:
         def pick(values):
             return values if every else values[ok]
 
-        aware = getattr(columns["submit_time"].dtype, "tz", None) is not None
+        aware = columns["submit_time"].dt.tz is not None
         hardware = pick(parsed["hardware_type"])
         trainers = pick(parsed["trainer_count"])
         throughput = pick(parsed["throughput"])

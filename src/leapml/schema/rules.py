@@ -366,7 +366,7 @@ def check_time_zones(end: pd.Series, submit: pd.Series, problems: list[str]) -> 
 
     Returns whether they are: times of both kinds cannot be compared.
     """
-    if (getattr(end.dtype, "tz", None) is None) != (getattr(submit.dtype, "tz", None) is None):
+    if (end.dt.tz is None) != (submit.dt.tz is None):
         problems.append("end_time and submit_time differ in time-zone awareness")
         return False
     return True
