@@ -136,3 +136,19 @@ def test_spec_scaling_on_features_matches_the_scaled_by_peak_feature():
     X = build_features(log, make_catalog())
     predicted = SpecScalingRegressor().fit(X).predict(X)
     np.testing.assert_allclose(predicted, X["job_last_throughput_scaled_by_peak"], rtol=1e-12)
+
+
+def test_a_lookup_key_with_a_missing_part_has_no_entry_and_a_fraction_is_named():
+    """A NaN trainer count once became the key -9223372036854775808 (with an answer), and
+    8.9 trainers were read as 8."""
+    X = pd.DataFrame({"model_type": ["a", "a", "a", None], "trainer_count": [8, 8, np.nan, 8],
+                      "batch_size": [64, 64, 64, 64], "hardware_type": ["H", "H", "H", "H"]})
+    table = LookupTableRegressor().fit(X, [100.0, 110.0, 999.0, 5.0])
+    assert len(table.table_) == 1 and table.table_["throughput"].iloc[0] == 105.0
+    expected = [105.0, 105.0, np.nan, np.nan]
+    np.testing.assert_array_equal(table.predict(X), expected)
+    np.testing.assert_array_equal(table.predict(X.astype({"trainer_count": "Int64"})), expected)
+    with pytest.raises(ValueError, match="'trainer_count' must hold whole numbers, got 8.9"):
+        table.predict(X.assign(trainer_count=[8.9, 8, 8, 8]))
+    with pytest.raises(ValueError, match="'batch_size' holds values that are not numbers"):
+        table.predict(X.assign(batch_size=["x", 1, 1, 1]))

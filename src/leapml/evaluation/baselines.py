@@ -41,6 +41,29 @@ __all__ = [
 LOOKUP_KEY = ("model_type", "trainer_count", "batch_size", "hardware_type")
 
 
+def _text_key(column: pd.Series) -> np.ndarray:
+    """A text key part; a missing value stays missing (not the text "nan")."""
+    values = column.to_numpy(dtype=object, na_value=None)
+    missing = pd.isna(values)
+    return np.where(missing, None, values.astype(str)).astype(object)
+
+
+def _whole_key(column: pd.Series, name: str) -> pd.arrays.IntegerArray:
+    """A count key part as nullable integers; a fraction or a text is named, not truncated."""
+    try:
+        values = pd.to_numeric(column.astype(object) if column.dtype == bool else column,
+                               errors="raise").to_numpy(dtype=float, na_value=np.nan)
+    except (TypeError, ValueError) as err:
+        raise ValueError(f"lookup key column {name!r} holds values that are not numbers: "
+                         f"{err}") from err
+    known = ~np.isnan(values)
+    whole = np.isfinite(values) & (values == np.round(values))
+    if (known & ~whole).any():
+        raise ValueError(f"lookup key column {name!r} must hold whole numbers, got "
+                         f"{float(values[known & ~whole][0])!r}")
+    return pd.arrays.IntegerArray(np.where(known, values, 0).astype(np.int64), ~known)
+
+
 class LookupTableRegressor(RegressorMixin, BaseEstimator):
     """The fleet's old lookup table: median throughput per (model type, trainers, batch, hardware).
 
@@ -123,12 +146,12 @@ class LookupTableRegressor(RegressorMixin, BaseEstimator):
             validate_data(self, X, reset=True, skip_check_array=True)
         if tuple(self.key) != LOOKUP_KEY:
             return X[list(self.key)].rename(columns={self.key[0]: "model_type"}).reset_index(drop=True)
+        # nullable throughout: a row with a missing key part is never a key of the table
         return pd.DataFrame({
-            "model_type": X["model_type"].astype(str).to_numpy(),
-            "trainer_count": pd.to_numeric(X["trainer_count"]).to_numpy(np.int64),
-            # nullable: a row without a batch size is never a key of the table
-            "batch_size": pd.to_numeric(X["batch_size"]).astype("Int64").to_numpy(),
-            "hardware_type": X["hardware_type"].astype(str).to_numpy(),
+            "model_type": _text_key(X["model_type"]),
+            "trainer_count": _whole_key(X["trainer_count"], "trainer_count"),
+            "batch_size": _whole_key(X["batch_size"], "batch_size"),
+            "hardware_type": _text_key(X["hardware_type"]),
         })
 
     @_fit_context(prefer_skip_nested_validation=True)
