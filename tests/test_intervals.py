@@ -209,3 +209,24 @@ def test_window_counts_are_the_rows_fit_window_fits_and_holds_back(tiny_fleet, c
                            calibration_days=calibration_days)
     assert counts == (fitted.fitted_on_, getattr(fitted, "calibrated_on_", 0))
     assert (counts[1] > 0) == (calibration_days > 0)
+
+
+def test_a_category_too_small_for_the_coverage_answers_with_its_group_not_infinity():
+    """Bins of 20 to 90 rows each got their own quantile at coverage 0.99 and answered
+    [0, inf], where the 200 rows pooled answer a finite interval."""
+    from leapml._conformal import rows_for_coverage
+
+    X, y, _ = _data(1000, 4)
+    model = LeapRegressor(n_bins=5, n_estimators=20, random_state=0).fit(X[:600], y[:600])
+    model.calibrate(X[600:800], y[600:800])
+    counts = np.bincount(np.asarray(model.calibration_["bins"]))
+    assert (counts[counts > 0] < rows_for_coverage(0.99)).any()
+    interval = model.predict_interval(X[800:], coverage=0.99)
+    assert np.isfinite(interval).all()
+    inside = (interval[:, 0] <= y[800:]) & (y[800:] <= interval[:, 1])
+    assert inside.mean() > 0.9
+    # too few rows in all: said, and the interval is honest about it
+    with pytest.warns(UserWarning, match="1 calibration row"):
+        model.calibrate(X[600:601], y[600:601])
+    with pytest.warns(UserWarning, match="get an infinite interval: coverage 0.8 needs 4"):
+        assert np.isinf(model.predict_interval(X[800:802], coverage=0.8)[:, 1]).all()

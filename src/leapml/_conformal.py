@@ -2,11 +2,13 @@
 
 A category is the bin a row is routed to crossed with its group (such as
 whether its job ran before); one with fewer than :data:`MIN_CATEGORY_ROWS`
-calibration rows falls back to its group, then to all rows.
+calibration rows, or fewer than its coverage needs, falls back to its group,
+then to all rows.
 """
 
 from __future__ import annotations
 
+import warnings
 from numbers import Real
 
 import numpy as np
@@ -18,7 +20,7 @@ from sklearn.utils.validation import (
     column_or_1d,
 )
 
-__all__ = ["MIN_CATEGORY_ROWS", "MondrianIntervals", "group_labels"]
+__all__ = ["MIN_CATEGORY_ROWS", "MondrianIntervals", "group_labels", "rows_for_coverage"]
 
 #: Fewest calibration rows a Mondrian category needs before it gets its own interval width.
 MIN_CATEGORY_ROWS = 20
@@ -74,13 +76,17 @@ class MondrianIntervals:
         keep = np.concatenate([own, np.ones(2 * len(residuals), dtype=bool)])
         self.model = ConformalRegressor().fit(np.tile(residuals, 3)[keep], bins=labels[keep])
 
-    def categories(self, bins, groups) -> np.ndarray:
-        """Each row's category: (bin, group) with enough calibration rows, else the group, else all."""
+    def categories(self, bins, groups, coverage: float | None = None) -> np.ndarray:
+        """Each row's category: (bin, group) with enough calibration rows, else the group, else
+        all. Enough is :data:`MIN_CATEGORY_ROWS`, and with ``coverage`` also as many as a
+        conformal quantile at that coverage needs (99 at 0.99): a category too small for it
+        would answer an infinite interval where its group can answer a finite one."""
+        needed = max(MIN_CATEGORY_ROWS, 0 if coverage is None else rows_for_coverage(coverage))
         codes = np.empty(len(bins), dtype=object)
         for i, (b, g) in enumerate(zip(np.asarray(bins).tolist(), groups, strict=True)):
-            if self.counts.get((b, g), 0) >= MIN_CATEGORY_ROWS:
+            if self.counts.get((b, g), 0) >= needed:
                 codes[i] = f"{b}|{g}"
-            elif self.group_counts.get(g, 0) >= MIN_CATEGORY_ROWS:
+            elif self.group_counts.get(g, 0) >= needed:
                 codes[i] = f"*|{g}"
             else:
                 codes[i] = "*|*"
@@ -88,8 +94,33 @@ class MondrianIntervals:
 
     def half_widths(self, bins, groups, coverage: float) -> np.ndarray:
         """Half the width, in log throughput, of each row's interval at ``coverage``."""
-        return self.model.predict_int(np.zeros(len(bins)), bins=self.categories(bins, groups),
-                                      confidence=float(coverage))[:, 1]
+        with warnings.catch_warnings():
+            # crepes speaks of every category it holds; the ones asked for are said below
+            warnings.filterwarnings("ignore", message="the no. of calibration examples")
+            half = self.model.predict_int(np.zeros(len(bins)),
+                                          bins=self.categories(bins, groups, coverage),
+                                          confidence=float(coverage))[:, 1]
+        if np.isinf(half).any():
+            warnings.warn(
+                f"{int(np.isinf(half).sum())} row(s) get an infinite interval: coverage "
+                f"{coverage} needs {rows_for_coverage(coverage)} calibration rows, and their "
+                "group and the whole calibration have fewer", UserWarning, stacklevel=3)
+        return half
+
+
+def rows_for_coverage(coverage: float) -> int:
+    """The fewest calibration rows whose conformal quantile at ``coverage`` is finite:
+    the ``ceil((n + 1) * coverage)``-th smallest of ``n`` residuals must exist.
+
+    Examples
+    --------
+    >>> rows_for_coverage(0.8), rows_for_coverage(0.9), rows_for_coverage(0.99)
+    (4, 9, 99)
+    """
+    n = max(1, int(np.floor(coverage / (1 - coverage))) - 1)
+    while np.ceil((n + 1) * coverage - 1e-9) > n:
+        n += 1
+    return n
 
 
 class IntervalsMixin:
@@ -102,7 +133,8 @@ class IntervalsMixin:
         fitted on are kept per category: the bin each row is routed to,
         crossed with ``groups`` (e.g. whether the job ran before: new jobs
         err more). This is Mondrian conformal prediction, computed by the
-        ``crepes`` library; a category with fewer than 20 rows falls back
+        ``crepes`` library; a category with fewer than 20 rows (or than the
+        coverage asked needs) falls back
         to its group, then to all rows. Calibrate on data the model did not
         see (e.g. the last day of the training window, held back from
         ``fit``: :func:`leapml.placement.fit_window` does so with
@@ -136,6 +168,11 @@ class IntervalsMixin:
             "groups": groups,
         }
         self.intervals_ = MondrianIntervals(self.calibration_)
+        if len(y) < MIN_CATEGORY_ROWS:
+            warnings.warn(
+                f"{len(y)} calibration row(s) give finite intervals only up to coverage "
+                f"{len(y) / (len(y) + 1):.3g} (infinite above); calibrate on at least "
+                f"{MIN_CATEGORY_ROWS} rows", UserWarning, stacklevel=2)
         return self
 
     def predict_interval(self, X, *, coverage=0.8, groups=None):
