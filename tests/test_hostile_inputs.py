@@ -940,3 +940,42 @@ def test_infinity_in_a_feature_is_refused_with_its_column_named(kind, where):
         fitted = model.fit(X, target)
         answer = (fitted.predict_proba if hasattr(fitted, "predict_proba") else fitted.predict)
         assert np.isfinite(answer(X.assign(size=np.nan))).all()
+
+
+# -- errors in the library's words, not its dependencies' -------------------------
+
+
+def test_arguments_a_dependency_would_trip_over_are_named(data, fleet_log, tiny_fleet,
+                                                          fleet_model):
+    from sklearn.utils._param_validation import InvalidParameterError
+
+    from leapml import rank_candidates, within_tolerance
+    from leapml.feasibility import FeasibilityClassifier
+    from leapml.placement import explain_picks, place
+
+    X, y = data
+    for estimator in (LeapRegressor(n_jobs=0), FeasibilityClassifier(n_jobs=0)):
+        with pytest.raises(InvalidParameterError, match="'n_jobs' parameter"):
+            estimator.fit(X, y > np.median(y) if isinstance(estimator, FeasibilityClassifier) else y)
+    frame = pd.DataFrame(X)
+    twice = frame.set_axis([frame.columns[0], frame.columns[0], *frame.columns[2:]], axis=1)
+    with pytest.raises(ValueError, match=r"X has column\(s\) .* more than once"):
+        LeapRegressor(n_estimators=3).fit(twice, y)
+    with pytest.raises(ValueError, match="y_pred must be one value per row, got shape"):
+        within_tolerance([1.0, 2.0, 3.0, 4.0], [[1.0, 2.0], [3.0, 4.0]])
+    for tol in (None, "0.2", True):
+        with pytest.raises(ValueError, match="tol must be a finite number >= 0"):
+            within_tolerance([1.0], [1.0], tol=tol)
+    candidates = pd.DataFrame({"job_id": [1, 1], "hardware_type": [1, 2],
+                               "predicted_throughput": [10.0, 20.0], "trainer_count": 1})
+    with pytest.raises(ValueError, match="its key '1' is of type str, the hardware type 1 of "
+                                         "type int"):
+        rank_candidates(candidates, cost={"1": 1.0, "2": 2.0})
+    jobs = tiny_fleet.jobs[LAUNCH].head(2)
+    ranked = place(fleet_model, jobs, tiny_fleet.hardware, history=fleet_log)
+    with pytest.raises(ValueError, match="more than once: give each job once"):
+        explain_picks(fleet_model, ranked, pd.concat([jobs, jobs.head(1)]), tiny_fleet.hardware,
+                      history=fleet_log)
+    others = tiny_fleet.jobs[LAUNCH].iloc[5:7]
+    with pytest.raises(ValueError, match=r"ranked has no pick \(rank 1\) for any job"):
+        explain_picks(fleet_model, ranked, others, tiny_fleet.hardware, history=fleet_log)

@@ -9,6 +9,7 @@ import pandas as pd
 from sklearn.utils.validation import check_array, validate_data
 
 from leapml._encoding import ColumnEncoder, refuse_infinity
+from leapml._frames import require_unique_columns
 
 
 class EncodedInputMixin:
@@ -23,6 +24,7 @@ class EncodedInputMixin:
         :class:`leapml.features.FeatureColumns`) must have the fitted columns,
         in order; arrays go through scikit-learn's validation.
         """
+        require_unique_columns(X, "X")
         encoder = ColumnEncoder.learn(X) if reset else self.encoder_
         if isinstance(X, Mapping) and not reset:
             encoded = encoder.encode_columns(self._named_columns(X))

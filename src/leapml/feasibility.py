@@ -236,7 +236,7 @@ class FeasibilityClassifier(ClassifierMixin, BaseEstimator):
         "learning_rate": [Interval(Real, 0, None, closed="neither")],
         "num_leaves": [Interval(Integral, 2, None, closed="left")],
         "min_child_samples": [Interval(Integral, 1, None, closed="left")],
-        "n_jobs": [Integral, None],
+        "n_jobs": [Interval(Integral, None, -1, closed="right"), Interval(Integral, 1, None, closed="left"), None],
         "random_state": ["random_state"],
         "evidence_columns": [list, None],
         "monotone": [dict, None],

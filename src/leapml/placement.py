@@ -475,6 +475,13 @@ def explain_picks(model, ranked: pd.DataFrame, jobs: pd.DataFrame, hardware: pd.
                         (history, "history")):
         require_unique_columns(frame, name)
     first = ranked.loc[ranked["rank"] == 1, ["job_id", "hardware_type"]]
+    ids = jobs["job_id"].astype(str)
+    if ids.duplicated().any():
+        raise ValueError(f"jobs gives job_id {sorted(set(ids[ids.duplicated()]))[:5]} more than "
+                         "once: give each job once")
+    if not ids.isin(first["job_id"].astype(str)).any():  # a job without a pick is left out
+        raise ValueError(f"ranked has no pick (rank 1) for any job of jobs (job_id "
+                         f"{ids.head(5).tolist()}...): give the jobs that were ranked")
     rows = jobs.drop(columns=["hardware_type"], errors="ignore").merge(
         first.astype({"hardware_type": str}), on="job_id", how="inner", validate="one_to_one")
     if "submit_time" not in rows or at is not None:

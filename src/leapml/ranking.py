@@ -489,7 +489,14 @@ def rank_candidates(predictions, *, cost, job_col="job_id", hardware_col="hardwa
     else:
         missing = [h for h in hardware_names if h not in cost]
         if missing:
-            raise ValueError(f"cost has no entry for hardware type(s) {sorted(map(str, missing))}")
+            as_text = {str(k): k for k in cost}
+            typed = [(h, as_text[str(h)]) for h in missing if str(h) in as_text]
+            hint = (f" (its key {typed[0][1]!r} is of type {type(typed[0][1]).__name__}, the "
+                    f"hardware type {typed[0][0]!r} of type {type(typed[0][0]).__name__}: give "
+                    "both as text)"
+                    if typed else "")
+            raise ValueError(
+                f"cost has no entry for hardware type(s) {sorted(map(str, missing))}{hint}")
         per_type = np.array([_cost_of(cost, h) for h in hardware_names], dtype=np.float64)
         bad_types = [str(h) for h, ok in zip(hardware_names, _positive_finite(per_type), strict=True)
                      if not ok]

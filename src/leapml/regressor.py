@@ -296,7 +296,8 @@ class LeapRegressor(PriorsMixin, IntervalsMixin, ExplainMixin, EncodedInputMixin
         "cold_start_hardware": [Interval(Real, 0, 1, closed="left")],
         "reassign_window": [Interval(Integral, 1, None, closed="left"), None],
         "router_max_rows": [Interval(Integral, 1, None, closed="left"), None],
-        "n_jobs": [Integral, None],
+        "n_jobs": [Interval(Integral, None, -1, closed="right"),
+                   Interval(Integral, 1, None, closed="left"), None],  # 0 threads: none
         "random_state": ["random_state"],
     }
 

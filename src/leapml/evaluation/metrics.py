@@ -9,6 +9,8 @@ Predictors may abstain by returning NaN; an abstention counts as a miss in
 
 from __future__ import annotations
 
+from numbers import Real
+
 import numpy as np
 from sklearn.metrics import make_scorer
 
@@ -21,8 +23,11 @@ __all__ = [
 
 
 def _check_pair(y_true, y_pred, sample_weight):
-    y_true = np.asarray(y_true, dtype=np.float64).ravel()
-    y_pred = np.asarray(y_pred, dtype=np.float64).ravel()
+    y_true, y_pred = (np.asarray(y, dtype=np.float64) for y in (y_true, y_pred))
+    for name, y in (("y_true", y_true), ("y_pred", y_pred)):
+        if y.ndim > 1 and max(y.shape) != y.size:  # a column or a row is one vector; a matrix is not
+            raise ValueError(f"{name} must be one value per row, got shape {y.shape}")
+    y_true, y_pred = y_true.ravel(), y_pred.ravel()
     if y_true.shape != y_pred.shape:
         raise ValueError(
             f"y_true and y_pred have different lengths: {y_true.size} and {y_pred.size}"
@@ -76,7 +81,7 @@ def within_tolerance(y_true, y_pred, *, tol=0.2, sample_weight=None):
     >>> within_tolerance([100, 100, 100, 100], [110, 125, 80, float("nan")])
     0.5
     """
-    if not np.isfinite(tol) or tol < 0:
+    if isinstance(tol, bool) or not isinstance(tol, Real) or not np.isfinite(tol) or tol < 0:
         raise ValueError(f"tol must be a finite number >= 0, got {tol!r}")
     y_true, y_pred, sample_weight = _check_pair(y_true, y_pred, sample_weight)
     with np.errstate(invalid="ignore"):
