@@ -298,3 +298,47 @@ def test_read_measurements_skips_other_tables_and_names_files_it_cannot_decode(t
     (tmp_path / "lab.csv").write_bytes("source,model\nlab,Résumé\n".encode("latin-1"))
     with pytest.raises(ValueError, match=r"lab.csv is not UTF-8 text \(byte 0xe9 does not decode"):
         read_measurements(tmp_path, sources=["lab"])
+
+
+def test_read_measurements_reads_rows_closed_by_a_comma_and_skips_files_that_are_no_table(tmp_path):
+    """Rows ending in a comma under a header that does not once came back shifted by a column
+    (source read as the model, ...); an empty file, a folder named .csv or a table named .CSV
+    stopped or escaped the read of the folder."""
+    table = _table()
+    text = table.to_csv(index=False).splitlines()
+    (tmp_path / "LAB.CSV").write_text("\n".join([text[0]] + [row + "," for row in text[1:]]) + "\n")
+    (tmp_path / "notes.csv").write_text("")
+    (tmp_path / "archive.csv").mkdir()
+    with pytest.warns(UserWarning, match=r"skipped 1 file\(s\).*notes.csv \("):
+        read = read_measurements(tmp_path)
+    assert list(read.columns) == list(table.columns)
+    pd.testing.assert_frame_equal(read, table, check_dtype=False)
+    (tmp_path / "odd.csv").write_text(text[0] + "\n" + text[1] + ",extra\n")
+    with pytest.raises(ValueError, match="more fields than its header names"):
+        read_measurements(tmp_path, sources=["odd"])
+
+
+def test_measurements_whose_row_labels_repeat_are_read_by_position():
+    """Two tables stacked without ignore_index once failed inside pandas with job_columns."""
+    table = _table()
+    twice = pd.concat([table, table.assign(source="other")])
+    assert not twice.index.is_unique
+    log = from_measurements(twice, _specs(), job_columns=["source", "model"])
+    expected = from_measurements(twice.reset_index(drop=True), _specs(),
+                                 job_columns=["source", "model"])
+    pd.testing.assert_frame_equal(log.attempts, expected.attempts)
+    assert any(note.startswith("index:") for note in log.notes)
+
+
+def test_a_vendor_name_before_the_hardware_is_read_and_an_unknown_type_is_warned_of():
+    """"NVIDIA A100" and "amd H100" are the catalog's A100 and H100; rows of a type the
+    catalog lacks were dropped with a note only, which a caller reading no notes never saw."""
+    table = _table()
+    named = table.assign(hardware=table["hardware"].map({"A100": "NVIDIA A100",
+                                                         "H100": "amd h100"}).fillna(table["hardware"]))
+    expected = from_measurements(table, _specs()).attempts
+    pd.testing.assert_frame_equal(from_measurements(named, _specs()).attempts, expected)
+    unknown = table.assign(hardware=table["hardware"].where(table["hardware"] != "V100", "TPU9"))
+    with pytest.warns(UserWarning, match=r"measurement\(s\) dropped: hardware the catalog lacks "
+                                         r"\[.*'TPU9'\]"):
+        from_measurements(unknown, _specs())

@@ -194,3 +194,16 @@ def test_the_regret_gap_script_splits_the_gap_by_job_history():
     assert table.loc["all", "points of the gap"] == pytest.approx(
         table.drop(index="all")["points of the gap"].sum())
     assert table.loc["new", "share %"] == pytest.approx(50)
+
+
+def test_nights_past_the_log_are_not_placed_and_said_so(tiny_fleet):
+    """A billion nights once looped a billion times, each finding nothing to place."""
+    from leapml import LeapRegressor
+    from leapml.evaluation.placement_backtest import placement_backtest
+
+    with pytest.warns(UserWarning, match=r"of the 1000000000 nights asked for are placed"):
+        result = placement_backtest(
+            tiny_fleet.attempts, tiny_fleet.hardware, oracle=tiny_fleet.expected_throughput,
+            models={"leap": LeapRegressor(n_estimators=3, random_state=0)}, window_days=6,
+            nights=10**9, jobs_per_night=5)
+    assert result.picks["night"].nunique() <= 2

@@ -384,3 +384,15 @@ def test_a_year_alone_is_no_introduction_date():
     catalog = make_catalog().assign(introduced=2020)
     with pytest.raises(SchemaError, match=r"'introduced' has dtype int64.*holds numbers, not dates"):
         validate_hardware(coerce_hardware(catalog))
+
+
+def test_a_count_too_large_for_a_whole_number_is_named_not_cast():
+    """1e30 trainers once failed as numpy's "cannot safely cast" in coerce_attempts and fit."""
+    from leapml.fleet import simulate
+    from leapml.schema import SchemaError, coerce_attempts, validate_attempts
+
+    fleet = simulate("tiny", days=1, seed=0)
+    log = fleet.attempts.astype({"trainer_count": float})
+    log.loc[log.index[0], "trainer_count"] = 1e30
+    with pytest.raises(SchemaError, match=r"trainer_count is beyond 9007199254740992 in 1 row"):
+        validate_attempts(coerce_attempts(log), fleet.hardware)

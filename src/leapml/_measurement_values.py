@@ -39,7 +39,15 @@ def column_names(value, name: str) -> tuple:
 def read_csv(path: Path) -> pd.DataFrame:
     """One CSV table; a file that is not UTF-8 CSV text is named in the error."""
     try:
-        return pd.read_csv(path, low_memory=False)
+        table = pd.read_csv(path, low_memory=False)
+        if not isinstance(table.index, pd.RangeIndex):
+            # rows with one field more than the header: pandas took the first as an index
+            if len(table.columns) and table.iloc[:, -1].isna().all():
+                # a comma closing every row: read the fields under their own names
+                return pd.read_csv(path, low_memory=False, index_col=False)
+            raise ValueError(f"{path} is not a readable CSV table: its rows have more fields "
+                             "than its header names")
+        return table
     except UnicodeDecodeError as err:
         raise ValueError(f"{path} is not UTF-8 text (byte {err.object[err.start]:#04x} does not "
                          "decode): save it as UTF-8") from None

@@ -67,6 +67,7 @@ from leapml.schema import (
     validate_attempts,
     validate_hardware,
 )
+from leapml.schema.columns import MAX_COUNT
 from leapml.schema.rules import closest_names, describe_rows, name_key
 from leapml.schema.times import time_problem
 
@@ -138,13 +139,20 @@ def read_measurements(folder, *, sources: Sequence[str] | None = None) -> pd.Dat
             f"no folder {folder}: give the folder holding the measurement tables"
         )
     named = None if sources is None else _values.column_names(sources, "sources")
-    paths = sorted(folder.glob("*.csv")) if named is None else [folder / f"{s}.csv" for s in named]
+    paths = (sorted(p for p in folder.iterdir() if p.suffix.lower() == ".csv" and p.is_file())
+             if named is None else [folder / f"{s}.csv" for s in named])
     missing = [str(p) for p in paths if not p.is_file()]
     if missing or not paths:
         raise FileNotFoundError(f"no measurement table {missing or str(folder / '*.csv')}")
     tables, skipped = [], []
     for path in paths:
-        table = _values.read_csv(path)
+        try:
+            table = _values.read_csv(path)
+        except ValueError as err:
+            if named is not None:
+                raise
+            skipped.append(f"{path.name} ({err})")  # a file beside the tables, not one of them
+            continue
         lacks = _missing_columns(table)
         if lacks and named is not None:
             raise ValueError(f"{path} is not a measurement table: it lacks column(s) {lacks}")
@@ -153,7 +161,7 @@ def read_measurements(folder, *, sources: Sequence[str] | None = None) -> pd.Dat
         else:
             tables.append(table)
     if not tables:
-        raise ValueError(f"no measurement table in {folder}: every CSV file lacks columns of one: "
+        raise ValueError(f"no measurement table in {folder}: no CSV file is one: "
                          + "; ".join(skipped))
     if skipped:
         warnings.warn(f"read_measurements skipped {len(skipped)} file(s) of {folder} that are not "
@@ -247,6 +255,9 @@ def from_measurements(
     else:
         job_columns = _values.column_names(job_columns, "job_columns")
     notes: list[str] = []
+    if not measurements.index.is_unique:  # pd.concat without ignore_index: rows by position
+        measurements = measurements.reset_index(drop=True)
+        notes.append("index: the measurements' row labels repeat; rows are named by position")
     start = _values.start_time(start)
     hardware = _catalog(specs, cost_column, notes)
     attempts = _attempts(measurements, hardware, job_columns, start, notes)
@@ -369,7 +380,7 @@ def _kept_rows(table: pd.DataFrame, catalog: pd.DataFrame, notes: list[str]) -> 
         "no hardware named": unnamed,
         "no positive throughput": ~(np.isfinite(throughput) & (throughput > 0)),
         "no whole, positive device count": ~(
-            np.isfinite(devices) & (devices > 0) & (devices % 1 == 0)
+            np.isfinite(devices) & (devices > 0) & (devices % 1 == 0) & (devices <= MAX_COUNT)
         ),
         "a hardware type the catalog lacks": ~known,
     }
@@ -383,7 +394,12 @@ def _kept_rows(table: pd.DataFrame, catalog: pd.DataFrame, notes: list[str]) -> 
                 where = f" {unknown}"
             notes.append(f"rows dropped, {reason}{where}: {int(mask.sum())}")
             if reason.startswith("a hardware"):
-                notes.extend(_closest_names(unknown, catalog["hardware_type"]))
+                closest = _closest_names(unknown, catalog["hardware_type"])
+                notes.extend(closest)
+                # a name the catalog spells otherwise loses real rows: said, not only noted
+                warnings.warn(f"{int(mask.sum())} measurement(s) dropped: hardware the catalog "
+                              f"lacks{where}" + (f" ({'; '.join(closest)})" if closest else ""),
+                              UserWarning, stacklevel=4)
         drop |= mask
     if not len(table):
         raise ValueError("measurements has no rows")

@@ -358,6 +358,9 @@ def nightly(
             f"the log ends on {last_day.date()}, before the first night {first.date()}: "
             "give a longer log or a smaller window_days"
         )
+    if count < nights:
+        warnings.warn(f"the log ends on {last_day.date()}: {count} of the {nights} nights asked "
+                      "for are scored", UserWarning, stacklevel=2)
 
     context = _Context(attempts, hardware, features, models, window_days, oracle, regret_jobs,
                        submission_oracle, feasibility, outcome_known)

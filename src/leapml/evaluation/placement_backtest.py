@@ -15,6 +15,7 @@ cost among the feasible types)``.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -236,8 +237,13 @@ def placement_backtest(
     peaks = PeakLog.of(history, hardware)
     known = outcome_known_time(attempts)
     first = attempts["submit_time"].dt.floor("D").min() + window_days * _DAY
+    last = attempts["submit_time"].dt.floor("D").max()
+    count = max(0, min(nights, (last - first) // _DAY + 1))  # no night past the log's last day
+    if count < nights:
+        warnings.warn(f"the log ends on {last.date()}: {count} of the {nights} nights asked for "
+                      "are placed", UserWarning, stacklevel=2)
     picks, scores, intervals = [], [], []
-    for i in range(nights):
+    for i in range(count):
         night = first + i * _DAY
         result = _night(attempts, history, peaks, hardware, features, known, night, oracle=oracle,
                         models=models, feasibility=feasibility, window_days=window_days,

@@ -11,6 +11,7 @@ from leapml.schema.columns import (
     _KIND_CHECKS,
     ATTEMPT_COLUMNS,
     HARDWARE_COLUMNS,
+    MAX_COUNT,
     OPTIONAL_ATTEMPT_COLUMNS,
     STATUSES,
     normalize_precision,
@@ -99,9 +100,10 @@ def _integers(series: pd.Series) -> pd.Series:
     if pd.api.types.is_integer_dtype(series.dtype):
         return series
     numeric, bad = read_numbers(series)
-    if not bad.any() and (numeric.dropna() % 1 == 0).all():
+    known = numeric.dropna()
+    if not bad.any() and (known % 1 == 0).all() and (known.abs() <= MAX_COUNT).all():
         return numeric.astype("Int64")
-    return series
+    return series  # as it is: validation names what is wrong with it
 
 
 def coerce_attempts(attempts: pd.DataFrame) -> pd.DataFrame:

@@ -9,6 +9,8 @@ import pandas as pd
 
 #: Attempt statuses. Only ``ok`` attempts carry a throughput.
 STATUSES = ("ok", "oom", "failed")
+#: The largest count a log may hold: every whole number up to it is exact as a float.
+MAX_COUNT = 2.0**53
 
 #: Precision families the hardware catalog gives peaks for, from widest to narrowest.
 PRECISIONS = ("fp32", "tf32", "bf16", "fp16", "fp8")

@@ -22,6 +22,7 @@ import pandas as pd
 
 from leapml.schema.columns import (
     ATTEMPT_COLUMNS,
+    MAX_COUNT,
     MODEL_SIZE_COLUMNS,
     OPTIONAL_ATTEMPT_COLUMNS,
     PRECISIONS,
@@ -255,6 +256,9 @@ def check_count(name: str, series: pd.Series, frame, problems: list[str], rows=N
         bad = _within(np.isfinite(values) & (values % 1 != 0), rows)
     if bad.any():
         problems.append(f"{name} must be a whole number; it is not in {describe_rows(bad, frame)}")
+    huge = _within(np.isfinite(values) & (np.abs(values) > MAX_COUNT), rows)
+    if huge.any():  # past 2**53 a float no longer holds every whole number, nor int64 past 2**63
+        problems.append(f"{name} is beyond {MAX_COUNT:.0f} in {describe_rows(huge, frame)}")
     return values
 
 
@@ -301,8 +305,13 @@ def check_precision(
 
 
 def name_key(name: str) -> str:
-    """A hardware name without case, spaces, ``-`` or ``_``: ``" a100_80gb-SXM4"`` -> ``"a10080gbsxm4"``."""
-    return re.sub(r"[\s_\-]+", "", name).casefold()
+    """A hardware name without case, spaces, ``-``, ``_`` or a leading vendor name:
+    ``" a100_80gb-SXM4"`` and ``"NVIDIA A100-80GB-SXM4"`` -> ``"a10080gbsxm4"``."""
+    return _VENDOR.sub("", re.sub(r"[\s_\-]+", "", name).casefold())
+
+
+#: Vendor names a hardware name may start with ("NVIDIA A100-40GB-SXM4").
+_VENDOR = re.compile(r"^(nvidia|amd|intel|habana|google)(?=.)")
 
 
 def closest_names(unknown: Iterable[str], catalog_names: Iterable[str]) -> dict[str, list[str]]:
