@@ -217,16 +217,26 @@ def test_costs_absent_from_the_catalog_stop_ranking_only(log, hardware, fitted, 
     else:
         catalog = hardware.assign(cost_per_device_hour=np.where(
             hardware["hardware_type"].isin(uncosted), np.nan, hardware["cost_per_device_hour"]))
-    with pytest.raises(ValueError, match="lacks for hardware type") as caught:
-        place(fitted, jobs, catalog, history=log)
-    assert str(sorted(uncosted)) in str(caught.value)
-    # prediction needs no cost, and ranking the costed types works
+    # prediction needs no cost
     predicted = predict_candidates(fitted, jobs, catalog, history=log)
     assert np.isfinite(predicted["predicted_throughput"]).all()
-    if not drop:
-        others = [t for t in hardware["hardware_type"] if t not in uncosted]
-        ranked = place(fitted, jobs, catalog, history=log, hardware_types=others)
-        assert set(ranked["hardware_type"]) == set(others)
+    if drop:  # no type has a cost: nothing to rank
+        with pytest.raises(ValueError, match="lacks for hardware type") as caught:
+            place(fitted, jobs, catalog, history=log)
+        assert str(sorted(uncosted)) in str(caught.value)
+        return
+    # the default candidates are the costed types, the others said (a real catalog prices few)
+    others = [t for t in hardware["hardware_type"] if t not in uncosted]
+    with pytest.warns(UserWarning, match=rf"2 hardware type\(s\) .* not ranked: "
+                                         rf"{re.escape(str(sorted(uncosted)))}"):
+        ranked = place(fitted, jobs, catalog, history=log)
+    assert set(ranked["hardware_type"]) == set(others)
+    pd.testing.assert_frame_equal(
+        ranked, place(fitted, jobs, catalog, history=log, hardware_types=others))
+    # types asked for by name must all have a cost
+    with pytest.raises(ValueError, match="lacks for hardware type") as caught:
+        place(fitted, jobs, catalog, history=log, hardware_types=list(hardware["hardware_type"]))
+    assert str(sorted(uncosted)) in str(caught.value)
 
 
 @pytest.mark.parametrize("cost", [0.0, -2.0, np.nan])

@@ -7,6 +7,7 @@ and :func:`place` at every submission.
 
 from __future__ import annotations
 
+import warnings
 from typing import NamedTuple
 
 import numpy as np
@@ -162,7 +163,7 @@ class _Predictions(NamedTuple):
 
 
 def _predictions(model, jobs, hardware, history, at, hardware_types,
-                 feasibility=None, coverage=0.8) -> _Predictions:
+                 feasibility=None, coverage=0.8, priced=False) -> _Predictions:
     if isinstance(jobs, pd.DataFrame) and len(jobs) == 0:
         raise ValueError("jobs is empty: give at least one submission to score")
     for frame, name in ((jobs, "jobs"), (hardware, "hardware"), (history, "history"),
@@ -182,6 +183,16 @@ def _predictions(model, jobs, hardware, history, at, hardware_types,
             raise ValueError(
                 f"no hardware type of the catalog was introduced by {latest} (the first on "
                 f"{hardware['introduced'].min()}): give a later time, or hardware_types")
+        if priced and "cost_per_device_hour" in hardware.columns:
+            # ranking divides by the cost: a type without one is left out, and said so
+            cost = hardware["cost_per_device_hour"].to_numpy(dtype=float, na_value=np.nan)
+            unpriced = introduced & ~((cost > 0) & (cost < np.inf))
+            if unpriced.any() and not unpriced.all() and (introduced & ~unpriced).any():
+                warnings.warn(f"{int(unpriced.sum())} hardware type(s) have no usable "
+                              f"cost_per_device_hour and are not ranked: "
+                              f"{sorted(map(str, hardware.loc[unpriced, 'hardware_type']))[:10]}",
+                              UserWarning, stacklevel=3)
+                introduced = introduced & ~unpriced
         hardware_types = hardware.loc[introduced, "hardware_type"]
         if not pd.api.types.is_scalar(times):  # each job is offered what existed at its own time
             not_yet = _not_introduced(hardware, hardware_types, times)
@@ -366,7 +377,7 @@ def place(
     [1, 2, 3]
     """
     predictions = _predictions(model, jobs, hardware, history, at, hardware_types, feasibility,
-                               coverage)
+                               coverage, priced=True)
     names = predictions.type_names
     unit_cost = _unit_costs(hardware, names)
     codes = predictions.type_codes
