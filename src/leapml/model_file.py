@@ -40,7 +40,6 @@ _BEFORE_PARAMETER = {"router": "multiclass", "combine": "hard", "expert_overlap"
                      "cold_start": 0.0, "cold_start_hardware": 0.0}
 
 
-
 #: FeasibilityClassifier parameters that hold a list of column tuples (JSON has no tuple).
 _KEY_LIST_PARAMETERS = ("evidence_columns", "memory_floor_columns", "memory_ceiling_columns",
                         "memory_override_columns", "memory_need_products")
@@ -226,8 +225,7 @@ def save(model, path: str | os.PathLike, *, feasibility=None) -> Path:
             else int(params["reassign_window"]),
             "router_max_rows": None if params["router_max_rows"] is None
             else int(params["router_max_rows"]),
-            "cold_start": float(params["cold_start"]),
-            "cold_start_hardware": float(params["cold_start_hardware"]),
+            **{name: float(params[name]) for name in ("cold_start", "cold_start_hardware")},
         },
         "fitted": {
             "anchor_fill_": float(model.anchor_fill_),
