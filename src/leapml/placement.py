@@ -184,11 +184,12 @@ def _predictions(model, jobs, hardware, history, at, hardware_types,
                 f"no hardware type of the catalog was introduced by {latest} (the first on "
                 f"{hardware['introduced'].min()}): give a later time, or hardware_types")
         if priced and "cost_per_device_hour" in hardware.columns:
-            # ranking divides by the cost: a type without one is left out, and said so
+            # ranking divides by the cost: a type without one is left out, and said so (a
+            # cost of 0 or below is an error of the catalog, named when ranking)
             cost = hardware["cost_per_device_hour"].to_numpy(dtype=float, na_value=np.nan)
-            unpriced = introduced & ~((cost > 0) & (cost < np.inf))
-            if unpriced.any() and not unpriced.all() and (introduced & ~unpriced).any():
-                warnings.warn(f"{int(unpriced.sum())} hardware type(s) have no usable "
+            unpriced = introduced & np.isnan(cost)
+            if unpriced.any() and (introduced & ~unpriced).any():
+                warnings.warn(f"{int(unpriced.sum())} hardware type(s) have no "
                               f"cost_per_device_hour and are not ranked: "
                               f"{sorted(map(str, hardware.loc[unpriced, 'hardware_type']))[:10]}",
                               UserWarning, stacklevel=3)
