@@ -163,7 +163,7 @@ def test_real_process_prints_exactly_one_stderr_line(good, tmp_path, case):
         ("text-trainers", lambda f: f.assign(trainer_count="eight"), "'trainer_count' has dtype"),
         ("null-trainers", lambda f: f.assign(trainer_count=[1.0, None, 2.0]), "'trainer_count' is null"),
         ("negative-batch", lambda f: f.assign(batch_size=-1), "batch_size must be finite and > 0"),
-        ("blank-precision", lambda f: f.assign(precision="-"), "precision is blank"),
+        ("blank-precision", lambda f: f.assign(precision="-"), "column 'precision' is null"),
     ],
 )
 def test_submissions_with_bad_values_name_the_file(good, tmp_path, capsys, command, case, change,
@@ -177,3 +177,21 @@ def test_submissions_with_bad_values_name_the_file(good, tmp_path, capsys, comma
     err = capsys.readouterr().err
     _assert_one_clear_line(code, err, command, name=path.name)
     assert words in err
+
+
+@pytest.mark.parametrize("command", ["predict", "rank"])
+def test_submissions_read_the_spellings_fit_reads(good, tmp_path, capsys, command):
+    """`fit` reads "1,024", counts as text and " FP16" in a log; predict and rank refused the
+    same spellings in submissions ("has dtype str, expected numbers")."""
+    frame = pd.read_csv(good / "submissions.csv").assign(hardware_type="T4-16GB")
+    spelled = frame.assign(batch_size=[f"{b:,}" for b in frame["batch_size"]],
+                           trainer_count=frame["trainer_count"].astype(str),
+                           precision=[f" {p.upper()} " for p in frame["precision"]])
+    answers = []
+    for name, table in (("plain.csv", frame), ("spelled.csv", spelled)):
+        table.to_csv(tmp_path / name, index=False)
+        argv = _argv(good, "submissions.csv", tmp_path / name)
+        argv[0] = command
+        assert main(argv) == 0, capsys.readouterr().err
+        answers.append(capsys.readouterr().out)
+    assert answers[0] == answers[1]

@@ -442,7 +442,10 @@ def _read_submissions(path: str) -> pd.DataFrame:
             why = time_problem(frame["submit_time"], rows) or "not dates"
             raise _Fail(f"{path}: column 'submit_time': {why}")
         frame["submit_time"] = parsed
-    return frame
+    from .schema import coerce_attempts
+
+    # the spellings fit reads in a log ("1,024", counts as text, " FP16") read alike here
+    return coerce_attempts(frame)
 
 
 def _check_time_zones(submissions: pd.DataFrame, attempts: pd.DataFrame, args) -> None:
