@@ -64,7 +64,7 @@ def test_an_objective_on_the_interval_of_a_model_that_gives_none_is_refused(setu
     jobs = fleet.jobs[[c for c in fleet.jobs if not c.startswith("_")]].head(2)
     with pytest.raises(ValueError, match=f"objective '{objective}' needs the low end"):
         place(plain, jobs, fleet.hardware, history=fleet.attempts, objective=objective)
-    cost = dict(zip(fleet.hardware["hardware_type"], fleet.hardware["cost_per_device_hour"]))
+    cost = dict(zip(fleet.hardware["hardware_type"], fleet.hardware["cost_per_device_hour"], strict=True))
     candidates = predict_candidates(plain, jobs, fleet.hardware, history=fleet.attempts)
     assert candidates["throughput_low"].isna().all()
     with pytest.raises(ValueError, match="and there is none"):

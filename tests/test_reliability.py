@@ -305,7 +305,6 @@ def test_window_with_no_completed_attempt_is_refused(log, hardware):
 def test_a_window_that_is_no_number_of_days_is_named_as_such(log, hardware, days):
     """NaN, text or a flag is no window: the error is about window_days, not what follows it."""
     from leapml.evaluation.backtest import nightly
-
     from leapml.evaluation.placement_backtest import placement_backtest
 
     for run in (lambda: fit_window(log, hardware, window_days=days, model=small_model()),

@@ -172,8 +172,9 @@ def utc_ns(times) -> np.ndarray:
     >>> utc_ns(pd.to_datetime(["2026-01-01 00:00"]))
     array([1767225600000000000])
     """
-    times = numpy_times(pd.Series(pd.to_datetime(times) if not pd.api.types.is_datetime64_any_dtype(
-        getattr(times, "dtype", None)) else times))
+    times = numpy_times(pd.Series(times))
+    if not pd.api.types.is_datetime64_any_dtype(times.dtype):
+        times = pd.to_datetime(times)
     if times.dt.tz is not None:
         times = times.dt.tz_convert("UTC").dt.tz_localize(None)
     return times.to_numpy("datetime64[ns]").view(np.int64)

@@ -8,7 +8,6 @@ also importable from :mod:`leapml.placement`.
 
 from __future__ import annotations
 
-
 import numpy as np
 import pandas as pd
 from sklearn.base import clone

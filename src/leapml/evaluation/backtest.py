@@ -29,7 +29,7 @@ from tqdm.auto import tqdm
 from .._calendar import add_days, day_start, days_between, on_clock
 from ..features import build_features
 from ..schema import validate_attempts, validate_hardware
-from ..schema.rules import require_at_least, require_models, require_whole
+from ..schema.rules import require_at_least, require_function, require_models, require_whole
 from ..training import completed_between
 from .metrics import coverage, median_absolute_percentage_error, within_tolerance
 from .regret import CEILING, REGRET_CANDIDATES, SUBMISSION_CEILING, night_regret
@@ -317,9 +317,8 @@ def nightly(
     """
     require_at_least("window_days", window_days, 1)
     nights = require_whole("nights", nights)
-    for name, function in (("oracle", oracle), ("submission_oracle", submission_oracle)):
-        if function is not None and not callable(function):
-            raise TypeError(f"{name} must be a function, got {type(function).__name__}")
+    require_function("oracle", oracle)
+    require_function("submission_oracle", submission_oracle)
     # duplicate ids, bad statuses or costs are named here rather than skewing the scores
     validate_attempts(attempts, validate_hardware(hardware))
     models = dict(default_models(random_state=random_state) if models is None

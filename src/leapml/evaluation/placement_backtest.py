@@ -26,7 +26,7 @@ from ..features import PeakLog, build_features, candidate_rows, outcome_known_ti
 from ..placement import same_families
 from ..ranking import DEFAULT_OBJECTIVE, IF_NONE_FIT, NEEDS_INTERVAL, OBJECTIVES, rank_candidates
 from ..schema import validate_attempts, validate_hardware
-from ..schema.rules import require_at_least, require_models, require_whole
+from ..schema.rules import require_at_least, require_function, require_models, require_whole
 from ..training import (
     completed_between,
     fit_calibrated,
@@ -218,10 +218,8 @@ def placement_backtest(
     models = require_models(models)
     if not models:
         raise ValueError("models is empty: give at least one throughput model")
-    for name, function in (("oracle", oracle), ("fit_at_submission", fit_at_submission)):
-        if not callable(function) and (name == "oracle" or function is not None):
-            raise TypeError(f"{name} must be a function of (jobs, hardware_types), got "
-                            f"{type(function).__name__}")
+    require_function("oracle", oracle, optional=False, of="(jobs, hardware_types)")
+    require_function("fit_at_submission", fit_at_submission, of="(jobs, hardware_types)")
     if if_none_fit not in IF_NONE_FIT:  # before the first night's fits, not after them
         raise ValueError(f"if_none_fit must be one of {list(IF_NONE_FIT)}, got {if_none_fit!r}")
     thresholds = np.atleast_1d(np.asarray(min_fit_probability, dtype=float))

@@ -291,7 +291,7 @@ def simulate(
     """
     params = dict(locals())  # the arguments, before any local is defined
     _check_options(preset, days, locals())
-    days = require_whole("days", days)
+    days = int(days)  # a whole number: _check_options saw to it
     per_day = (PRESETS[preset] if attempts_per_day is None
                else require_whole("attempts_per_day", attempts_per_day))
     params["attempts_per_day"] = per_day

@@ -108,6 +108,22 @@ def require_models(models) -> Mapping:
     return models
 
 
+def require_function(name: str, function, *, optional: bool = True, of: str = "") -> None:
+    """A :class:`TypeError` naming ``name`` (and what it is called with, ``of``) unless
+    ``function`` can be called (or, when ``optional``, is None).
+
+    Examples
+    --------
+    >>> require_function("oracle", None, optional=False)
+    Traceback (most recent call last):
+    ...
+    TypeError: oracle must be a function, got NoneType
+    """
+    if not callable(function) and not (optional and function is None):
+        raise TypeError(f"{name} must be a function{of and ' of ' + of}, got "
+                        f"{type(function).__name__}")
+
+
 def describe_rows(mask: np.ndarray, frame: pd.DataFrame, limit: int = 5) -> str:
     """Which rows a boolean mask selects: their count and the first index labels."""
     mask = np.asarray(mask, dtype=bool)
