@@ -38,6 +38,8 @@ def atomic_path(path: str | os.PathLike, *, suffix: str = "") -> Iterator[Path]:
     'done'
     """
     path = Path(path)
+    if path.is_dir():
+        raise IsADirectoryError(f"{path} is a folder; name a file to write")
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=suffix + ".tmp", dir=path.parent)
     os.close(fd)

@@ -30,15 +30,13 @@ from leapml.feasibility import FeasibilityClassifier
 from leapml.files import atomic_path
 from leapml.regressor import LeapRegressor
 
-__all__ = ["MODEL_FORMAT", "MODEL_FORMAT_VERSION", "ModelFileError", "load", "load_feasibility",
-           "save"]
+__all__ = ["MODEL_FORMAT", "MODEL_FORMAT_VERSION", "ModelFileError", "load", "load_feasibility", "save"]
 
 #: What a LeapRegressor parameter meant in files written before it existed.
 _BEFORE_PARAMETER = {"router": "multiclass", "combine": "hard", "expert_overlap": 0.0,
                      "min_bin_rows": 1, "anchor": None, "reassign_window": 2,
                      "router_max_rows": 200_000, "base": None, "history_prior": None,
                      "cold_start": 0.0, "cold_start_hardware": 0.0}
-
 
 #: FeasibilityClassifier parameters that hold a list of column tuples (JSON has no tuple).
 _KEY_LIST_PARAMETERS = ("evidence_columns", "memory_floor_columns", "memory_ceiling_columns",
@@ -335,7 +333,9 @@ _ARCHIVE_ERRORS = (zipfile.BadZipFile, zlib.error, NotImplementedError, RuntimeE
 
 def _read_members(path):
     """Every member the manifest lists, checked against its SHA-256."""
-    raw = path.read_bytes()  # a directory or an unreadable file raises its own OSError
+    if path.is_dir():
+        raise IsADirectoryError(f"{path} is a folder; a leapml model is one file (save, leapml fit --out)")
+    raw = path.read_bytes()  # an unreadable file raises its own OSError
     try:
         archive = zipfile.ZipFile(io.BytesIO(raw))
     except _ARCHIVE_ERRORS as err:
