@@ -236,12 +236,3 @@ def test_save_method_is_deprecated_for_the_function(tmp_path, data, fitted):
         path = fitted.save(tmp_path / "method.leap")
     np.testing.assert_array_equal(load(path).predict(X), fitted.predict(X))
 
-
-def test_a_folder_given_as_the_model_file_is_named_as_a_folder(tmp_path, fitted):
-    folder = tmp_path / "models"
-    folder.mkdir()
-    with pytest.raises(IsADirectoryError, match="models is a folder"):
-        save(fitted, folder)
-    assert list(folder.iterdir()) == [] and list(tmp_path.glob(".*tmp")) == []
-    with pytest.raises(IsADirectoryError, match="models is a folder"):
-        load(folder)

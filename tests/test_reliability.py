@@ -382,8 +382,17 @@ def test_model_file_that_would_run_code_is_refused_without_running_it(tmp_path):
 
 
 def test_model_path_that_is_a_directory(tmp_path):
-    with pytest.raises(IsADirectoryError):
-        load(tmp_path)
+    from leapml.model_file import save
+
+    folder = tmp_path / "models"
+    folder.mkdir()
+    with pytest.raises(IsADirectoryError, match="models is a folder; a leapml model is one file"):
+        load(folder)
+    with pytest.raises(IsADirectoryError, match="models is a folder; name a file to write"):
+        X = pd.DataFrame({"batch_size": np.arange(40.0)})
+        save(LeapRegressor(n_bins=2, n_estimators=5, min_bin_rows=1).fit(X, np.exp(X["batch_size"] / 10)),
+             folder)
+    assert list(tmp_path.rglob("*tmp")) == []
 
 
 @pytest.fixture()
@@ -426,6 +435,30 @@ def test_table_path_that_is_a_directory(tmp_path):
     folder.mkdir()
     with pytest.raises(IsADirectoryError, match="is a directory"):
         read_table(folder)
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".parquet"])
+def test_table_naming_a_column_twice_is_refused(tmp_path, suffix):
+    # pandas reads a CSV's second 'throughput' as 'throughput.1' and keeps the first
+    path = tmp_path / f"attempts{suffix}"
+    if suffix == ".csv":
+        path.write_text("job_id,throughput,batch_size,throughput\n7,1.5,32,2.5\n")
+    else:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        pq.write_table(pa.table([pa.array([1.5]), pa.array([2.5])],
+                                names=["throughput", "throughput"]), path)
+    with pytest.raises(ValueError, match="names 'throughput' in more than one column"):
+        read_table(path)
+
+
+def test_measurement_table_naming_a_column_twice_is_refused(tmp_path):
+    from leapml.datasets import read_measurements
+
+    (tmp_path / "a.csv").write_text("model,gpu,throughput,throughput\nresnet,V100,1.5,2.5\n")
+    with pytest.raises(ValueError, match="a.csv .its header names 'throughput'"):
+        read_measurements(tmp_path)
 
 
 def test_backtest_refuses_a_bad_log_by_name(log, hardware):

@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from leapml.files import refuse_repeated_header
 from leapml.schema import parse_times
 from leapml.schema.coerce import read_numbers
 from leapml.schema.rules import describe_rows
@@ -39,6 +40,7 @@ def column_names(value, name: str) -> tuple:
 def read_csv(path: Path) -> pd.DataFrame:
     """One CSV table; a file that is not UTF-8 CSV text is named in the error."""
     try:
+        refuse_repeated_header(path)
         table = pd.read_csv(path, low_memory=False)
         if not isinstance(table.index, pd.RangeIndex):
             # rows with one field more than the header: pandas took the first as an index

@@ -8,6 +8,7 @@ intact and never a half-written one.
 from __future__ import annotations
 
 import contextlib
+import csv
 import os
 import tempfile
 import threading
@@ -16,7 +17,7 @@ from pathlib import Path
 
 import pandas as pd
 
-__all__ = ["atomic_path", "read_table", "write_table"]
+__all__ = ["atomic_path", "read_table", "refuse_repeated_header", "write_table"]
 
 
 @contextlib.contextmanager
@@ -134,12 +135,42 @@ def read_table(path: str | os.PathLike) -> pd.DataFrame:
         # pyarrow would read a folder as a dataset, even an empty or foreign one
         raise IsADirectoryError(f"{path} is a directory, not a {fmt} file")
     try:
+        refuse_repeated_header(path)
         if fmt == "parquet":
             return pd.read_parquet(path, engine="pyarrow")
         # ids and categories stay text: job "00413" is not the number 413
         return pd.read_csv(path, dtype=dict.fromkeys(_text_columns(), str))
     except (OSError, ValueError, pd.errors.ParserError) as err:
         raise ValueError(f"{path} is not a readable {fmt} file: {err}") from err
+
+
+def refuse_repeated_header(path: str | os.PathLike) -> None:
+    """Refuse a CSV or Parquet table whose header names a column twice.
+
+    pandas would read a CSV's second one as ``name.1`` and take the data
+    from the first without a word.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "log.csv"
+    >>> _ = path.write_text("job_id,throughput,throughput\\n7,1.5,2.5\\n")
+    >>> refuse_repeated_header(path)
+    Traceback (most recent call last):
+    ...
+    ValueError: its header names 'throughput' in more than one column; keep one
+    """
+    if _format_of(Path(path)) == "parquet":
+        import pyarrow.parquet as pq
+
+        header = pq.read_schema(path).names
+    else:
+        with open(path, newline="", encoding="utf-8-sig") as file:
+            header = next(csv.reader(file), [])
+    repeated = sorted({name for name in header if name and header.count(name) > 1})
+    if repeated:
+        names = ", ".join(repr(name) for name in repeated)
+        raise ValueError(f"its header names {names} in more than one column; keep one")
 
 
 def _text_columns() -> list[str]:
