@@ -342,3 +342,33 @@ def test_a_vendor_name_before_the_hardware_is_read_and_an_unknown_type_is_warned
     with pytest.warns(UserWarning, match=r"measurement\(s\) dropped: hardware the catalog lacks "
                                          r"\[.*'TPU9'\]"):
         from_measurements(unknown, _specs())
+
+
+@pytest.mark.parametrize("column", ["per_device_batch_size", "seq_len"])
+@pytest.mark.parametrize("value", [-1, 0.5, 2.0**60, 1e300, np.inf])
+def test_a_count_out_of_range_is_read_as_unknown_and_named(column, value):
+    table = _table().assign(seq_len=512.0)
+    table.loc[1, column] = value
+    log = from_measurements(table, _specs())
+    name = "batch_size" if column == "per_device_batch_size" else column
+    row = log.attempts[(log.attempts["hardware_type"] == "A100") & (log.attempts["trainer_count"] == 1)]
+    assert row[name].isna().all()
+    assert f"{name}: 1 value(s) not a whole number above 0 (at most 2**53) read as unknown" in "\n".join(log.notes)
+    # the others keep their values
+    assert log.attempts[name].notna().sum() >= 5
+
+
+def test_a_log_the_schema_refuses_names_the_measurements_rows(monkeypatch):
+    import leapml.datasets as datasets
+    from leapml.schema import SchemaError, coerce_attempts
+
+    def breaking(attempts):  # a value no reader refuses today, to reach the last check
+        attempts = coerce_attempts(attempts)
+        attempts.loc[attempts.index == 41, "trainer_count"] = 0
+        return attempts
+
+    monkeypatch.setattr(datasets, "coerce_attempts", breaking)
+    table = _table().set_axis(np.arange(len(_table())) + 40)
+    with pytest.raises(SchemaError, match=r"(?s)rows by the measurements' index; trainer_count is "
+                                          r"num_devices.*index \[41\]"):
+        from_measurements(table, _specs())

@@ -60,6 +60,7 @@ from leapml import _measurement_values as _values
 from leapml.schema import (
     LAUNCH_COLUMNS,
     PRECISIONS,
+    SchemaError,
     coerce_attempts,
     coerce_hardware,
     normalize_precision,
@@ -262,8 +263,14 @@ def from_measurements(
     hardware = _catalog(specs, cost_column, notes)
     attempts = _attempts(measurements, hardware, job_columns, start, notes)
     hardware = validate_hardware(hardware)
-    attempts = validate_attempts(coerce_attempts(attempts), hardware)
-    return MeasurementLog(attempts, hardware, notes)
+    try:  # rows still carry the measurements' labels, so a problem names the user's rows
+        attempts = validate_attempts(coerce_attempts(attempts), hardware)
+    except SchemaError as err:
+        raise SchemaError("the attempt log formed from the measurements (rows by the "
+                          "measurements' index; trainer_count is num_devices, batch_size the "
+                          "per-device batch, model_type the model, model_family the task, "
+                          "hardware_type the hardware)", err.problems) from None
+    return MeasurementLog(attempts.reset_index(drop=True), hardware, notes)
 
 
 def _catalog(specs: pd.DataFrame, cost_column: str, notes: list[str]) -> pd.DataFrame:
@@ -340,7 +347,8 @@ def _attempts(
             "trainer_count": devices.astype(np.int64),
             "batch_size": _per_device_batch(table, devices, notes),
             "precision": _precisions(table["precision"], notes),
-            "seq_len": _values.numbers(table, "seq_len", "measurements") if "seq_len" in table else np.nan,
+            "seq_len": _whole_or_null(_values.numbers(table, "seq_len", "measurements"), "seq_len", notes)
+            if "seq_len" in table else np.nan,
             "parallelism": _filled(table, "parallelism", "parallelism", notes),
             "hardware_type": table["hardware"].astype(str).to_numpy(),
             "status": "ok",
@@ -363,7 +371,7 @@ def _attempts(
     # a measurement is a finished run: its outcome is known once it is in the table
     attempts.insert(2, "end_time", attempts["submit_time"])
     notes.append("end_time: the submit time (a measurement's outcome is known once recorded)")
-    attempts = attempts.sort_values("submit_time", kind="stable").reset_index(drop=True)
+    attempts = attempts.sort_values("submit_time", kind="stable")
     attempts.insert(0, "attempt_id", np.arange(len(attempts), dtype=np.int64))
     return attempts
 
@@ -466,16 +474,27 @@ def _per_device_batch(table: pd.DataFrame, devices: np.ndarray, notes: list[str]
     )
     if "batch_size" in table:
         derived = _values.numbers(table, "batch_size", "measurements") / devices
-        use = np.isnan(per_device) & np.isfinite(derived) & (derived % 1 == 0) & (derived > 0)
+        use = np.isnan(per_device) & (derived % 1 == 0) & (derived > 0) & (derived <= MAX_COUNT)
         if use.any():
             notes.append(
                 f"batch_size: global batch / devices for {int(use.sum())} row(s) without a per-device batch"
             )
         per_device = np.where(use, derived, per_device)
-    bad = ~(per_device > 0) | (per_device % 1 != 0)
-    if bad.any():
-        notes.append(f"batch_size: unknown (null) for {int(bad.sum())} row(s)")
-    return pd.array(np.where(bad, np.nan, per_device), dtype="Int64")
+    per_device = _whole_or_null(per_device, "batch_size", notes)
+    if per_device.isna().any():
+        notes.append(f"batch_size: unknown (null) for {int(per_device.isna().sum())} row(s)")
+    return per_device
+
+
+def _whole_or_null(values: np.ndarray, name: str, notes: list[str]) -> pd.array:
+    """Whole counts above 0 (at most 2**53); another value read as unknown (null), in the notes."""
+    with np.errstate(invalid="ignore"):
+        bad = ~((values > 0) & (values % 1 == 0) & (values <= MAX_COUNT))
+    given = bad & ~np.isnan(values)
+    if given.any():
+        notes.append(f"{name}: {int(given.sum())} value(s) not a whole number above 0 (at most "
+                     f"2**53) read as unknown (null), such as {values[given][0]:g}")
+    return pd.array(np.where(bad, np.nan, values), dtype="Int64")
 
 
 def _precisions(column: pd.Series, notes: list[str]) -> np.ndarray:
@@ -487,7 +506,7 @@ def _precisions(column: pd.Series, notes: list[str]) -> np.ndarray:
     values = values.where(~unknown, _UNKNOWN)
     others = values[~values.isin(PRECISIONS) & ~unknown].value_counts()
     if len(others):
-        notes.append(f"precision: kept as their own category {dict(others)}")
+        notes.append(f"precision: kept as their own category {dict(others.astype(int).items())}")
     return values.to_numpy(dtype=object)
 
 
