@@ -1095,3 +1095,21 @@ def test_submission_bound_block_quotes_its_kept_run():
         values = new[feasibility]
         assert len(values) == 3
         assert f"{words} {values[0]}, {values[1]} and {values[2]}" in flat, feasibility
+
+
+def test_real_measurement_table_is_the_kept_run():
+    """Each row of docs/results.md's real-measurement table is a row of the kept benchmark output."""
+    kept = (DOCS / "results-data" / "method-levers" / "public_measurements.txt").read_text()
+    sections = dict(zip(("jobs", "hardware"), kept.split("## ")[1:], strict=True))
+    text = (DOCS / "results.md").read_text()
+    section = text[text.index("## Real measurements"):]
+    rows = re.findall(r"^\| (jobs|hardware), (\w+) \| (.+) \|$", section, flags=re.M)
+    assert len(rows) == 10
+    for protocol, source, cells in rows:
+        assert f"| {source} | {cells.replace('**', '')} |" in sections[protocol], (protocol, source)
+    glance = text[text.index("## At a glance"):text.index("## The default model")]
+    jobs, hardware = (re.search(r"^\| all \| [\d,]+ \| ([\d.]+)% / [\d.]+% \| ([\d.]+)% / [\d.]+% \| "
+                                r"([\d.]+)% /", sections[p], flags=re.M).groups()
+                      for p in ("jobs", "hardware"))
+    assert f"jobs never trained on, within +-20% | {jobs[0]}% | {jobs[2]}% | {jobs[1]}% |" in glance
+    assert f"hardware type never seen, within +-20% | {hardware[0]}% | {hardware[2]}% | {hardware[1]}% |" in glance
