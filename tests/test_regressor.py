@@ -236,6 +236,18 @@ def test_every_input_form_encodes_by_value(synthetic):
     np.testing.assert_array_equal(model.predict(mapping), model.predict(frame))
 
 
+def test_a_mapping_of_series_with_different_indexes_is_refused(synthetic):
+    X, y = synthetic
+    model = small().fit(X, y)
+    rows = X.head(20)
+    same = {name: rows[name] for name in rows.columns}
+    np.testing.assert_array_equal(model.predict(same), model.predict(rows))
+    # one column in another order of its labels: read by position, its rows would be mixed
+    shuffled = dict(same, batch_size=rows["batch_size"].iloc[::-1])
+    with pytest.raises(ValueError, match="Series whose indexes differ"):
+        model.predict(shuffled)
+
+
 def test_codes_do_not_depend_on_a_dtypes_order(synthetic):
     import pandas as pd
 

@@ -72,4 +72,9 @@ class EncodedInputMixin:
         lengths = {len(c) for c in columns}
         if len(lengths) > 1:
             raise ValueError(f"X's columns differ in length: {sorted(lengths)}")
+        indexes = [c.index for c in columns if isinstance(c, pd.Series)]
+        if any(not index.equals(indexes[0]) for index in indexes[1:]):
+            # read by position, rows of different labels would be mixed in silence
+            raise ValueError("X's columns are Series whose indexes differ: give a DataFrame "
+                             "(pandas aligns it by label) or Series of one index")
         return columns
