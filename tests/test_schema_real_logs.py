@@ -355,6 +355,10 @@ def test_numbers_grouped_in_thousands_are_read_and_other_text_is_named():
         (["2026-01-01 10:00", "2026-01-01 11:00+01:00"], "mixes times with a UTC offset"),
         (["2026-01-01 10:00", "01/02/2026 11:00"], "mixes formats"),
         (["2026-01-01", "2026-02-30"], r"not a date in 1 row\(s\) \(index \[1\]\), such as '2026-02-30'"),
+        # a date, but beyond the range of a column of nanosecond times
+        (["2026-01-01 00:00:00.000000001", "3000-01-01"],
+         r"outside 1677-09-21 .. 2262-04-11, the range of nanosecond times, in 1 row\(s\) \(index \[1\]\), "
+         r"such as '3000-01-01'"),
     ],
 )
 def test_time_columns_that_would_need_a_guess_are_named(times, problem):

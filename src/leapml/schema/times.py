@@ -179,4 +179,16 @@ def _converted(values: pd.Series, present: np.ndarray, *, utc: bool, **how):
                       f"{_WRITE_ISO}"), None
     if each is not None:  # the rows no reading takes, not those the first value's format misses
         bad = present & each.isna().to_numpy()
+    if all(_reads_alone(value) for value in values[bad]):
+        # a date pandas reads on its own, beyond what a column of nanosecond times holds
+        return None, (f"holds times outside {pd.Timestamp.min.date()} .. {pd.Timestamp.max.date()}, "
+                      "the range of nanosecond times, <where>"), bad
     return None, "not a date <where>", bad
+
+
+def _reads_alone(value) -> bool:
+    """Whether pandas reads ``value`` as one time (a wider range than a column holds)."""
+    try:
+        return pd.Timestamp(str(value).strip()) is not pd.NaT
+    except (TypeError, ValueError, OverflowError):
+        return False
