@@ -293,3 +293,24 @@ def test_rank_candidates_passes_if_none_fit_on():
     assert not skipped["rankable"].any()
     ranked = rank_candidates(frame, cost={"a": 1.0, "b": 1.0}, if_none_fit="most_likely")
     assert ranked["hardware_type"].tolist() == ["a", "b"] and ranked["rankable"].tolist() == [True, False]
+
+
+@pytest.mark.parametrize("objective", ["lower_quantile_per_cost", "expected_utility"])
+def test_an_interval_objective_ranks_no_candidate_without_both_ends(objective):
+    # c has a low end but no prediction, d a prediction but no low end: both are the cheapest
+    frame = pd.DataFrame({"job_id": 7, "hardware_type": ["a", "b", "c", "d"],
+                          "predicted_throughput": [100.0, 80.0, np.nan, 50.0],
+                          "throughput_low": [90.0, 70.0, 60.0, np.nan]})
+    ranked = rank_candidates(frame, cost={"a": 1.0, "b": 1.0, "c": 0.1, "d": 0.1}, objective=objective)
+    assert ranked["hardware_type"].tolist() == ["a", "b", "d", "c"]
+    assert ranked["rankable"].tolist() == [True, True, False, False]
+    assert ranked["reason"].astype(str).tolist() == ["", "", "no prediction interval", "no prediction"]
+
+
+def test_a_low_end_above_the_prediction_is_the_prediction_and_warned_of():
+    frame = pd.DataFrame({"job_id": 7, "hardware_type": ["a", "b"],
+                          "predicted_throughput": [100.0, 80.0], "throughput_low": [90.0, 500.0]})
+    with pytest.warns(UserWarning, match="1 candidate.s. have 'throughput_low' above"):
+        ranked = rank_candidates(frame, cost={"a": 1.0, "b": 1.0}, objective="lower_quantile_per_cost")
+    assert ranked["hardware_type"].tolist() == ["a", "b"]
+    assert ranked["score"].tolist() == [90.0, 80.0]

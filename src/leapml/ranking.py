@@ -7,6 +7,8 @@ of thousands of rows.
 
 from __future__ import annotations
 
+import warnings
+
 from collections.abc import Mapping
 from numbers import Integral, Real
 
@@ -85,7 +87,8 @@ def _factorize(column):
 
 #: Why a candidate is not rankable, by code ("" when it is).
 REASONS = ("", "no prediction", "marked infeasible", "fit probability below threshold",
-           "most likely to fit, below threshold", "predicted throughput is zero")
+           "most likely to fit, below threshold", "predicted throughput is zero",
+           "no prediction interval")
 #: The values ``rank_candidates`` takes for ``if_none_fit``.
 IF_NONE_FIT = ("skip", "most_likely")
 _REASON_DTYPE = pd.CategoricalDtype(list(REASONS))
@@ -146,7 +149,9 @@ def _rank_arrays(job_codes, hardware_codes, hardware_names, throughput, hourly, 
     if top_k is not None:
         keep = rank <= top_k
         order, rank = order[keep], rank[keep]
-    reason = np.where(np.isnan(score), 1, np.where(zero, 5, 0)).astype(np.int8)
+    # a score without a throughput is no prediction; a throughput without a score lacks the
+    # low end of its interval (the interval objectives)
+    reason = np.select([np.isnan(throughput), np.isnan(score), zero], [1, 6, 5], 0).astype(np.int8)
     if unlikely is not None:
         reason[unlikely] = 3
     if chosen is not None:
@@ -322,6 +327,12 @@ def _score(objective, throughput, hourly, low, probability, low_name):
             )
         if ((low < 0) | np.isinf(low)).any():
             raise ValueError(f"{low_name!r} must be >= 0 and finite (or NaN)")
+        above = low > throughput
+        if above.any():
+            warnings.warn(f"{int(above.sum())} candidate(s) have {low_name!r} above their predicted "
+                          "throughput; the prediction is their low end", UserWarning, stacklevel=4)
+        # no prediction, or no low end, no score: neither alone makes a candidate rankable
+        low = np.minimum(low, throughput)
     score = (low if objective in NEEDS_INTERVAL else throughput) / hourly
     if weighted:  # a failed launch is worth nothing; an unknown probability weighs 1
         score = score * np.where(np.isnan(probability), 1.0, probability)
@@ -417,13 +428,14 @@ def rank_candidates(predictions, *, cost, job_col="job_id", hardware_col="hardwa
         - ``cost_per_hour``: cost per device-hour times the trainer count;
         - ``throughput_per_cost``: predicted throughput / ``cost_per_hour``;
         - ``rankable``: ``False`` for infeasible candidates, candidates
-          unlikely to fit, NaN predictions and predictions of zero
-          throughput, which always rank after every rankable candidate;
+          unlikely to fit, NaN predictions, predictions of zero
+          throughput and, under an interval objective, a NaN low end,
+          which always rank after every rankable candidate;
         - ``rank``: 1 for the best candidate of each job, then 2, 3, ...;
         - ``reason``: why a candidate is not rankable (a category among
           :data:`REASONS`: ``"marked infeasible"``, ``"fit probability below
           threshold"``, ``"no prediction"``, ``"predicted throughput is
-          zero"``), ``""`` when it is, or
+          zero"``, ``"no prediction interval"``), ``""`` when it is, or
           ``"most likely to fit, below threshold"`` for a candidate ranked by
           ``if_none_fit="most_likely"``;
         - ``score``: the objective's value (NaN: no prediction).
