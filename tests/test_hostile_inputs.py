@@ -695,7 +695,8 @@ def test_times_beyond_2262_are_named_not_wrapped(fleet_log, tiny_fleet, fleet_mo
         place(fleet_model, jobs, tiny_fleet.hardware, history=fleet_log, at=far)
 
 
-@pytest.mark.parametrize("when", ["yesterday", None, float("nan"), pd.NaT, 2026])
+# "01/02/2026": day and month either way round, refused as in a log's column
+@pytest.mark.parametrize("when", ["yesterday", None, float("nan"), pd.NaT, 2026, "01/02/2026"])
 def test_a_time_that_is_no_time_is_quoted_by_every_reader_of_one(fleet_log, tiny_fleet,
                                                                    fleet_model, when):
     from leapml.features import candidate_rows

@@ -10,6 +10,7 @@ zone, each day starting at its first existing instant.
 
 from __future__ import annotations
 
+import re
 from numbers import Real
 
 import numpy as np
@@ -53,6 +54,15 @@ def read_time(stamp) -> pd.Timestamp:
         # pandas would read 2026 as 2026 nanoseconds after 1970: say what is meant instead
         raise ValueError(f"cannot read {stamp!r} as a time: a number has no unit; give a date "
                          "(text such as '2026-01-02') or a pandas.Timestamp")
+    if isinstance(stamp, str):
+        # text is read as a column of the log is: never a guess between day and month
+        from leapml.schema.times import parse_times, time_problem
+
+        read = parse_times(pd.Series([stamp.strip()], dtype=object))
+        if not pd.api.types.is_datetime64_any_dtype(read.dtype):
+            why = re.sub(r",? in @, such as .*?(?=[:;]|$)", "", time_problem(read, lambda bad: "@"))
+            raise ValueError(f"cannot read {stamp!r} as a time: {why}")
+        stamp = read.iloc[0]
     try:
         time = pd.Timestamp(stamp)
     except (TypeError, ValueError, OverflowError) as err:

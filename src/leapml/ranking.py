@@ -8,7 +8,6 @@ of thousands of rows.
 from __future__ import annotations
 
 import warnings
-
 from collections.abc import Mapping
 from numbers import Integral, Real
 

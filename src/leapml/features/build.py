@@ -30,6 +30,7 @@ from leapml.schema import (
     validate_hardware,
 )
 from leapml.schema.rules import null_mask, require_frame
+from leapml.schema.times import parse_times, time_problem
 
 # ----------------------------------------------------------------------------
 # public API
@@ -289,10 +290,14 @@ def _submission_times(jobs: pd.DataFrame, at) -> pd.Series:
         if pd.api.types.is_numeric_dtype(np.asarray(values)):
             raise ValueError("cannot read at= as one time per job: numbers have no unit; give "
                              "dates (text such as '2026-01-02') or pandas.Timestamps")
-        try:
-            values = pd.to_datetime(values)
-        except (TypeError, ValueError, OverflowError) as err:
-            raise ValueError(f"cannot read at= as one time per job: {err}") from err
+        values = pd.Series(values if np.ndim(values) else [values])
+        if not pd.api.types.is_datetime64_any_dtype(values.dtype):
+            # read as a log's column is: day/month never guessed, one time zone or none
+            values = parse_times(values.astype(object))
+        if not pd.api.types.is_datetime64_any_dtype(values.dtype):
+            why = time_problem(values, lambda bad: f"positions {np.flatnonzero(bad)[:5].tolist()}")
+            raise ValueError(f"cannot read at= as one time per job: {why}")
+        values = values.to_numpy()
         times = pd.Series(values, index=jobs.index if len(values) == n_jobs else None)
         if len(times) != n_jobs:
             raise ValueError(f"at has {len(times)} timestamps for {n_jobs} jobs; give one per job")
