@@ -187,6 +187,19 @@ def test_an_anchor_that_cannot_be_read_is_refused(anchored_data, anchor, match):
         LeapRegressor(anchor=anchor, n_estimators=3, min_bin_rows=50).fit(X, y)
 
 
+def test_an_anchor_that_is_no_log_is_refused_at_fit_and_predict(anchored_data):
+    # raw throughput given as the anchor: exp(800) is inf, exp(-800) is 0
+    X, y = anchored_data
+    message = r"anchor column 'estimate' must hold the natural log of a throughput; it holds 800"
+    with pytest.raises(ValueError, match=message):
+        LeapRegressor(anchor="estimate", n_estimators=3, min_bin_rows=50).fit(
+            X.assign(estimate=X["estimate"].where(X.index != 200, 800.0)), y)
+    model = LeapRegressor(anchor="estimate", n_estimators=3, min_bin_rows=50).fit(X, y)
+    with pytest.raises(ValueError, match=r"it holds -800"):
+        model.predict(X.head(3).assign(estimate=[1.0, -800.0, 2.0]))
+    assert np.isfinite(model.predict(X.head(3))).all()
+
+
 def test_the_default_shared_expert_never_predicts_slower_on_faster_hardware():
     rng = np.random.default_rng(5)
     n = 1500

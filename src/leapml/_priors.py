@@ -63,7 +63,12 @@ class PriorsMixin:
         if j is None:
             return 0.0  # no per-row array on the prediction path when nothing is anchored
         values = np.asarray(X[:, j], dtype=np.float64)
-        return np.where(np.isfinite(values), values, self.anchor_fill_)
+        known = np.isfinite(values)
+        if (np.abs(values[known]) > _LARGEST_LOG).any():  # exp would be inf or 0
+            worst = values[known][np.argmax(np.abs(values[known]))]
+            raise ValueError(f"anchor column {self.anchor!r} must hold the natural log of a "
+                             f"throughput; it holds {worst:g}, whose exp is not a usable number")
+        return np.where(known, values, self.anchor_fill_)
 
     def _offset(self, X, threads=1):
         """What the experts' log predictions are added to: the anchor, plus the shared expert."""
