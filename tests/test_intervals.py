@@ -230,3 +230,18 @@ def test_a_category_too_small_for_the_coverage_answers_with_its_group_not_infini
         model.calibrate(X[600:601], y[600:601])
     with pytest.warns(UserWarning, match="get an infinite interval: coverage 0.8 needs 4"):
         assert np.isinf(model.predict_interval(X[800:802], coverage=0.8)[:, 1]).all()
+
+
+def test_group_labels_are_one_label_however_a_number_is_typed():
+    X, y, groups = _data(1200, 0)
+    seen = (groups == "seen").astype(int)
+    model = LeapRegressor(n_bins=3, n_estimators=30, random_state=0).fit(X[:600], y[:600])
+    model.calibrate(X[600:], y[600:], groups=seen[600:])
+    rows, labels = X[:50], seen[:50]
+    reference = model.predict_interval(rows, groups=labels)
+    for typed in (labels.astype(float), labels.astype(bool), labels.astype(np.int8)):
+        np.testing.assert_array_equal(model.predict_interval(rows, groups=typed), reference)
+    # labels the calibration never saw get the pooled width, and say so
+    with pytest.warns(UserWarning, match="no group label given was calibrated"):
+        unseen = model.predict_interval(rows, groups=np.full(50, "x"))
+    np.testing.assert_allclose(unseen, model.predict_interval(rows))

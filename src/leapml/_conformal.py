@@ -31,15 +31,27 @@ def group_labels(groups, n) -> list:
 
     Examples
     --------
-    >>> group_labels(None, 2), group_labels([1, "new"], 2)
-    (['all', 'all'], ['1', 'new'])
+    A whole number is one label however it is typed: ``1``, ``1.0``,
+    ``np.int64(1)`` and ``True`` are all ``"1"``.
+
+    >>> group_labels(None, 2), group_labels([1, "new"], 2), group_labels([True, 0.0], 2)
+    (['all', 'all'], ['1', 'new'], ['1', '0'])
     """
     if groups is None:
         return ["all"] * n
-    labels = [str(g) for g in np.asarray(groups, dtype=object).ravel().tolist()]
+    labels = [_label(g) for g in np.asarray(groups, dtype=object).ravel().tolist()]
     if len(labels) != n:
         raise ValueError(f"groups has {len(labels)} labels for {n} rows")
     return labels
+
+
+def _label(value) -> str:
+    """One group label as text, a whole number written as an int."""
+    if isinstance(value, (bool, np.bool_, Real)) and not isinstance(value, str):
+        number = float(value)
+        if number.is_integer():
+            return str(int(number))
+    return str(value)
 
 
 class MondrianIntervals:
@@ -94,6 +106,12 @@ class MondrianIntervals:
 
     def half_widths(self, bins, groups, coverage: float) -> np.ndarray:
         """Half the width, in log throughput, of each row's interval at ``coverage``."""
+        named = [g for g in self.group_counts if g != "all"]
+        given = set(groups) - {"all"}  # "all": no groups given, the pooled interval asked for
+        if named and given and not any(g in self.group_counts for g in given):
+            warnings.warn(f"no group label given was calibrated (calibrated: {sorted(named)[:5]}; "
+                          f"given: {sorted(given)[:5]}): every row gets the pooled "
+                          "interval", UserWarning, stacklevel=3)
         with warnings.catch_warnings():
             # crepes speaks of every category it holds; the ones asked for are said below
             warnings.filterwarnings("ignore", message="the no. of calibration examples")
