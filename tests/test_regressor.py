@@ -281,6 +281,11 @@ def test_predict_checks_its_input_and_writes_nothing(synthetic):
         model.predict({name: frame[name].array for name in frame.columns[::-1]})
     with pytest.raises(ValueError, match="was numeric in fit"):
         model.predict(frame.assign(**{numeric: "fast"}))
+    # the other way round: a category column's codes, every one of them unseen
+    category = next(c for c in X.columns if isinstance(X[c].dtype, pd.CategoricalDtype))
+    with pytest.raises(ValueError, match=f"column '{category}' held text categories in fit"):
+        model.predict(frame.assign(**{category: frame[category].cat.codes}))
+    model.predict(frame.assign(**{category: np.nan}))  # a column with no value is no mistake
     model.predict(frame)
     model.predict({name: frame[name].array for name in frame.columns})
     assert vars(model).keys() == before.keys()

@@ -300,8 +300,15 @@ class ColumnEncoder:
         else:
             codes, found = pd.factorize(np.asarray(values, dtype=object))
             names = np.asarray(found, dtype=object).tolist()
+        table = self._lookup(j, names, missing=True)
+        if self.text[j] and len(names) and np.isnan(table[:-1]).all() and _numbers(values):
+            # numbers where fit saw text (codes of the categories?): every row would be unseen
+            name = j if self.names is None else self.names[j]
+            raise ValueError(f"column {name!r} held text categories in fit (such as "
+                             f"{list(self.codes[j])[:3]}) but holds numbers none of which is one: "
+                             "give the categories themselves, not codes")
         # code -1 (missing) reads the trailing NaN
-        return self._lookup(j, names, missing=True)[codes]
+        return table[codes]
 
     def _lookup(self, j: int, values: list, *, missing: bool = False) -> np.ndarray:
         """The codes of distinct, non-null ``values`` among column ``j``'s categories (NaN: unseen).
@@ -315,6 +322,12 @@ class ColumnEncoder:
         if missing:
             found.append(np.nan)
         return np.array(found, dtype=np.float64)
+
+
+def _numbers(values) -> bool:
+    """Whether ``values`` are a column of numbers (not booleans)."""
+    dtype = getattr(values, "dtype", None)
+    return dtype is not None and pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype)
 
 
 def _n_columns(X) -> int:
