@@ -97,8 +97,15 @@ def test_known_feasibility_replaces_the_learned_one():
     first = ranked[ranked["rank"] == 1]
     assert (first["hardware_type"] == "H100").all()
     assert ranked.loc[ranked["hardware_type"] != "H100", "rankable"].eq(False).all()
-    with pytest.raises(ValueError, match="no answer for 5 candidate"):
+    with pytest.raises(ValueError, match="no row for 5 candidate"):
         place(model, jobs, catalog, history=log, feasibility=known.iloc[5:])
+    # a row's <NA> is "unknown", as in rank_candidates: it blocks nothing
+    unsure = known.assign(feasible=known["feasible"].astype("boolean"))
+    unsure.loc[unsure["hardware_type"] == "A100", "feasible"] = pd.NA
+    ranked = place(model, jobs, catalog, history=log, feasibility=unsure)
+    unknown = ranked[ranked["hardware_type"] == "A100"]
+    assert len(unknown) == 2 and unknown["fit_probability"].isna().all() and unknown["rankable"].all()
+    assert ranked.loc[~ranked["hardware_type"].isin(["H100", "A100"]), "rankable"].eq(False).all()
     with pytest.raises(ValueError, match="must be boolean"):
         place(model, jobs, catalog, history=log, feasibility=known.assign(feasible="yes"))
     with pytest.raises(TypeError, match="fit_probability"):

@@ -461,6 +461,35 @@ def test_measurement_table_naming_a_column_twice_is_refused(tmp_path):
         read_measurements(tmp_path)
 
 
+def test_bad_jobs_to_place_are_named_by_their_own_rows(log, hardware, fitted, jobs):
+    from leapml.features import HistoryIndex
+
+    named = jobs.set_axis(["a", "b", "c"])
+    for history in (log, HistoryIndex(log, hardware)):
+        text = problems_of(lambda h=history: place(fitted, named.assign(batch_size=[8, -4, 8]),
+                                                   hardware, history=h))
+        assert text == "batch_size must be finite and > 0; it is not in 1 row(s) (index ['b'])"
+        # a model size whose products would overflow the features
+        text = problems_of(lambda h=history: place(fitted, named.assign(param_count=[1e9, 1e308, 1e9]),
+                                                   hardware, history=h))
+        assert text == "param_count is beyond 1e+30 in 1 row(s) (index ['b'])"
+    twice = pd.concat([named, named.iloc[[0]]])
+    with pytest.raises(ValueError, match=r"more than once, in 2 row\(s\) \(index \['a', 'a'\]\)"):
+        place(fitted, twice, hardware, history=log)
+
+
+def test_known_feasibility_matches_ids_as_text(log, hardware, fitted, jobs):
+    types = ["T4-16GB", "H100-80GB-SXM5"]
+    known = pd.DataFrame({"job_id": np.repeat(jobs["job_id"].astype(str).to_numpy(), 2),
+                          "hardware_type": types * 3, "fit_probability": [1, np.nan, 1, 1, 0.2, 1]})
+    assert jobs["job_id"].dtype.kind == "i"  # the ids of the jobs are numbers, those given text
+    ranked = place(fitted, jobs, hardware, history=log, hardware_types=types, feasibility=known)
+    probability = ranked.set_index(["job_id", "hardware_type"])["fit_probability"]
+    first = jobs["job_id"].iloc[0]
+    assert np.isnan(probability[(first, "H100-80GB-SXM5")])  # unknown, and ranked
+    assert ranked["rankable"].sum() == 5
+
+
 def test_backtest_refuses_a_bad_log_by_name(log, hardware):
     from leapml.evaluation.backtest import nightly
 

@@ -25,6 +25,7 @@ from .features import (
 )
 from .ranking import DEFAULT_OBJECTIVE, rank_arrays
 from .regressor import LeapRegressor
+from .schema.rules import as_text, describe_rows
 from .training import (
     EVIDENCE_COLUMNS,
     FEASIBILITY_FEATURES,
@@ -269,16 +270,21 @@ def _fit_probability(feasibility, X, job_id, hardware_type) -> np.ndarray:
             X = X[list(names)]  # the columns it was fitted on, e.g. FEASIBILITY_FEATURES
         return np.asarray(feasibility.fit_probability(X), dtype=float)
     known = _known_probability(feasibility)
-    keys = pd.MultiIndex.from_arrays([pd.Index(np.asarray(job_id, dtype=object)),
+    keys = pd.MultiIndex.from_arrays([pd.Index(_text_ids(job_id)),
                                       pd.Index(np.asarray(hardware_type, dtype=str))])
-    found = known.reindex(keys).to_numpy(float)
-    if np.isnan(found).any():
-        missing = keys[np.isnan(found)][:5].tolist()
+    where = known.index.get_indexer(keys)
+    if (where < 0).any():
+        missing = keys[where < 0][:5].tolist()
         raise ValueError(
-            f"feasibility has no answer for {int(np.isnan(found).sum())} candidate(s), e.g. "
+            f"feasibility has no row for {int((where < 0).sum())} candidate(s), e.g. "
             f"{missing}; give one row per (job_id, hardware_type) candidate"
         )
-    return found
+    return known.to_numpy(float)[where]  # a row's NaN or <NA>: fitting unknown, as in ranking
+
+
+def _text_ids(values) -> np.ndarray:
+    """Job ids as text, as the rest of the library matches them: job 413 is job "413"."""
+    return as_text(pd.Series(np.asarray(values, dtype=object))).astype(str).to_numpy(dtype=object)
 
 
 def _known_probability(feasibility: pd.DataFrame) -> pd.Series:
@@ -293,9 +299,9 @@ def _known_probability(feasibility: pd.DataFrame) -> pd.Series:
     values = feasibility[value]
     if value == "feasible" and not pd.api.types.is_bool_dtype(values.dtype):
         raise ValueError(f"feasibility column 'feasible' must be boolean, got dtype {values.dtype}")
-    index = pd.MultiIndex.from_arrays([pd.Index(feasibility["job_id"].to_numpy(dtype=object)),
+    index = pd.MultiIndex.from_arrays([pd.Index(_text_ids(feasibility["job_id"])),
                                        pd.Index(feasibility["hardware_type"].astype(str))])
-    known = pd.Series(values.to_numpy(dtype=float), index=index)
+    known = pd.Series(values.to_numpy(dtype=float, na_value=np.nan), index=index)
     if not known.index.is_unique:
         raise ValueError("feasibility has several rows for one (job_id, hardware_type) pair")
     return known
@@ -377,6 +383,7 @@ def place(
     >>> ranked["rank"].tolist()
     [1, 2, 3]
     """
+    _refuse_repeated_jobs(jobs)
     predictions = _predictions(model, jobs, hardware, history, at, hardware_types, feasibility,
                                coverage, priced=True)
     names = predictions.type_names
@@ -395,6 +402,17 @@ def place(
     )
     return frame_of_arrays([*predictions.columns(order), *added.values()], _RANKED_COLUMNS,
                            pd.RangeIndex(len(order)))
+
+
+def _refuse_repeated_jobs(jobs) -> None:
+    """A job given twice would rank its candidates twice: named by the jobs' own rows."""
+    if not isinstance(jobs, pd.DataFrame) or "job_id" not in jobs.columns:
+        return  # named by the checks of the jobs
+    ids = _text_ids(jobs["job_id"])
+    twice = pd.Series(ids).duplicated(keep=False).to_numpy()
+    if twice.any():
+        raise ValueError(f"jobs gives job_id {sorted(set(ids[twice]))[:5]} more than once, in "
+                         f"{describe_rows(twice, jobs)}: rank each job once")
 
 
 def _unit_costs(hardware: pd.DataFrame, names: list[str]) -> np.ndarray:

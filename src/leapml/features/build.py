@@ -16,6 +16,7 @@ from leapml.features.inputs import _categorical, _joint_codes, _keyed
 from leapml.features.names import (
     _JOB_COLUMNS,
     _OUTCOME_COLUMNS,
+    _TEXT_COLUMNS,
     _UNIT_COLUMN,
 )
 from leapml.features.rows import (
@@ -26,10 +27,11 @@ from leapml.features.rows import (
 )
 from leapml.schema import (
     LAUNCH_COLUMNS,
+    RowsSchemaError,
     SchemaError,
     validate_hardware,
 )
-from leapml.schema.rules import null_mask, require_frame
+from leapml.schema.rules import check_model_sizes, check_rows, null_mask, require_frame
 from leapml.schema.times import parse_times, time_problem
 
 # ----------------------------------------------------------------------------
@@ -212,6 +214,11 @@ def candidate_rows(
     """
     require_frame(jobs, "jobs")
     _check_job_columns(jobs)
+    problems: list[str] = []  # the jobs' values, named by the jobs' own rows
+    check_rows(jobs, _JOB_COLUMNS, hardware_codes={}, problems=problems, text_columns=_TEXT_COLUMNS)
+    check_model_sizes(jobs, problems)
+    if problems:
+        raise RowsSchemaError("the jobs to score", problems)
     names = hardware_type_names(hardware_types)
     times = _submission_times(jobs, at)
     n_jobs, n_types = len(jobs), len(names)

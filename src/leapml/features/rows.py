@@ -134,7 +134,7 @@ class _Rows:
         if unknown:
             problems.append(absent_from_catalog(unknown, catalog_names=catalog.codes))
         if problems:
-            raise SchemaError("the jobs to score", problems)
+            raise RowsSchemaError("the jobs to score", problems)
         n_jobs, n_types = len(jobs), len(names)
         repeat = np.repeat(np.arange(n_jobs), n_types)
         rows = cls.__new__(cls)

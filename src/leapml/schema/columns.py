@@ -153,6 +153,8 @@ OPTIONAL_ATTEMPT_COLUMNS = (
 
 #: Model-size columns a model registry knows at submission (optional, read as unknown when absent).
 MODEL_SIZE_COLUMNS = ("param_count", "flops_per_sample", "embedding_gb")
+#: The largest value a model-size column may hold.
+MAX_MODEL_SIZE = 1e30
 
 #: The throughput unit of rows that state none.
 DEFAULT_THROUGHPUT_UNIT = "samples/s"

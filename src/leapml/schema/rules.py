@@ -23,6 +23,7 @@ import pandas as pd
 from leapml.schema.columns import (
     ATTEMPT_COLUMNS,
     MAX_COUNT,
+    MAX_MODEL_SIZE,
     MODEL_SIZE_COLUMNS,
     OPTIONAL_ATTEMPT_COLUMNS,
     PRECISIONS,
@@ -305,6 +306,10 @@ def check_model_sizes(frame: pd.DataFrame, problems: list[str], rows=None, *,
                 problems.append(f"{name} must be finite and >= 0; it is not in {describe_rows(bad, frame)}")
         else:
             values = check_positive(name, series, frame, problems, rows)
+        # far beyond any model, and far below where the features' products overflow
+        huge = _within(np.isfinite(values) & (values > MAX_MODEL_SIZE), rows)
+        if huge.any():
+            problems.append(f"{name} is beyond {MAX_MODEL_SIZE:g} in {describe_rows(huge, frame)}")
         sizes[name] = values
     return sizes
 
