@@ -181,7 +181,7 @@ def test_time_zone_aware_log():
     with pytest.raises(SchemaError) as from_build:
         build_features(naive, catalog, history=log)
     assert str(from_index.value) == str(from_build.value)
-    assert "time-zone aware" in str(from_index.value)
+    assert "naive in the rows to describe (their submit_time, or at=) and aware in the history" in str(from_index.value)
 
 
 def test_int_job_ids_and_categorical_query_ids():

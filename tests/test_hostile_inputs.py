@@ -831,6 +831,18 @@ def test_a_column_neither_numbers_nor_categories_is_named(data, column):
             model.predict(rows)
 
 
+@pytest.mark.parametrize(("categories", "kind"), [
+    (pd.Categorical(pd.date_range("2026-01-01", periods=200, freq="h").floor("D")), "Timestamp"),
+    (pd.Categorical([(i % 3, "x") for i in range(200)]), "tuple"),
+])
+def test_categories_neither_text_nor_numbers_are_named(data, categories, kind):
+    # a model file keeps categories as JSON: a tuple came back a list, and the file was refused
+    X, y = data
+    frame = pd.DataFrame(X).add_prefix("x").assign(when=categories)
+    with pytest.raises(TypeError, match=rf"column 'when' holds categories of type {kind}"):
+        LeapRegressor(n_bins=2, n_estimators=3, random_state=0).fit(frame, y)
+
+
 def test_a_history_mean_beyond_any_log_throughput_is_named_not_turned_into_inf():
     from leapml.regressor import HISTORY_COLUMNS
     rng = np.random.default_rng(0)

@@ -211,7 +211,7 @@ def test_candidate_features_on_a_time_zone_aware_log():
         with pytest.raises(SchemaError) as caught:
             place(model, jobs, catalog, history=history, at=naive, hardware_types=types)
         errors.append(str(caught.value))
-    assert errors[0] == errors[1] and "time-zone aware" in errors[0]
+    assert errors[0] == errors[1] and "time-zone naive in the rows to describe" in errors[0]
 
 
 def _broken_jobs(jobs):
@@ -262,7 +262,7 @@ def test_ranking_problems_are_refused(fleet, index, models):
         with pytest.raises(ValueError) as caught:
             place(model, twice, hardware, history=history, at=at)
         errors.append(str(caught.value))
-    assert errors[0] == errors[1] and "sharing a (job, hardware type) pair" in errors[0]
+    assert errors[0] == errors[1] and "more than once, in 2 row(s)" in errors[0]
     with pytest.raises(ValueError, match="top_k"):
         place(model, jobs, hardware, history=index, at=at, top_k=0)
     # a NumPy integer top_k answers as an int does

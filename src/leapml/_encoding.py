@@ -134,6 +134,16 @@ def _refuse_unreadable(series: pd.Series, name) -> None:
         )
 
 
+def _refuse_odd_categories(categories, name) -> None:
+    """Refuse categories that are neither text nor numbers (tuples, times): a model file holds
+    its categories as JSON, and nothing else reads them back as they were."""
+    odd = [c for c in categories or () if not isinstance(c, (str, bool, int, float, np.generic))
+           or isinstance(c, (np.datetime64, np.timedelta64))]
+    if odd:
+        raise TypeError(f"column {name!r} holds categories of type {type(odd[0]).__name__} "
+                        f"(such as {odd[0]!r}), which are neither text nor numbers: give them as text")
+
+
 def _warn_if_ambiguous(series: pd.Series, name) -> None:
     """Warn where an object column's type is a guess: numbers only, or text mixed with numbers."""
     if not pd.api.types.is_object_dtype(series.dtype):
@@ -211,8 +221,10 @@ class ColumnEncoder:
         for name, series in zip(X.columns, columns, strict=True):
             _refuse_unreadable(series, name)
             _warn_if_ambiguous(series, name)
-        return cls([learn_categories(s) if is_categorical(s) else None for s in columns],
-                   [str(name) for name in X.columns])
+        categories = [learn_categories(s) if is_categorical(s) else None for s in columns]
+        for name, found in zip(X.columns, categories, strict=True):
+            _refuse_odd_categories(found, name)
+        return cls(categories, [str(name) for name in X.columns])
 
     @property
     def any_categorical(self) -> bool:

@@ -384,7 +384,8 @@ def _known_ns(
 
 def _check_time_zones(rows: _Rows, past: _Past) -> None:
     if len(past) and len(rows) and past.aware != rows.aware:
-        raise SchemaError(
-            "the history log",
-            ["submit_time is time-zone aware in one of attempts/history and naive in the other"],
-        )
+        which = ("aware in the rows to describe (their submit_time, or at=) and naive in the "
+                 "history" if rows.aware else
+                 "naive in the rows to describe (their submit_time, or at=) and aware in the history")
+        raise SchemaError("the history log", [f"submit_time is time-zone {which}: give both a time "
+                                              "zone or neither"])
