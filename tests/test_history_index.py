@@ -342,9 +342,12 @@ def test_update_refuses_attempts_already_in_the_index():
         index.update(later.iloc[9:])
     index.update(later.iloc[10:])
     _assert_same_index(index, HistoryIndex(log, catalog), catalog, log, _launch(log.iloc[:5]))
-    # a log without attempt ids cannot say: its batches are folded in as given
+    # a log without attempt ids cannot say: its batches are folded in as given, and a batch
+    # without them is warned of
     bare = HistoryIndex(first.drop(columns="attempt_id"), catalog).update(later)
     _assert_same_index(bare, HistoryIndex(log, catalog), catalog, log, _launch(log.iloc[:5]))
+    with pytest.warns(UserWarning, match="new_attempts has no attempt_id: an attempt folded in twice"):
+        HistoryIndex(first, catalog).update(later.drop(columns="attempt_id"))
     with pytest.raises(SchemaError, match="duplicate attempt_id"):
         HistoryIndex(pd.concat([first, first.iloc[:1]]), catalog)
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 
@@ -362,6 +364,10 @@ class HistoryIndex:
         """The attempt ids known once ``new_attempts`` are folded in; an error naming those
         already in the index (folded in twice, an attempt would count twice)."""
         known, new = getattr(self, "_attempt_ids", None), attempt_ids(new_attempts)
+        if new is None and len(new_attempts):
+            warnings.warn("new_attempts has no attempt_id: an attempt folded in twice would count "
+                          "twice; give the column to have such attempts refused", UserWarning,
+                          stacklevel=3)
         if new is None or known is None:
             return known if new is None else new
         again = new[new.isin(known)]
