@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -144,9 +145,23 @@ def test_bad_inputs_are_named():
         from_measurements(_table().to_dict(), _specs())
     with pytest.raises(ValueError, match="has no rows"):
         from_measurements(_table().iloc[:0], _specs())
-    # a column named in another case is not the column, and the error shows what the table has
-    with pytest.raises(ValueError, match=r"lacks column\(s\) \['source'.*it has \['SOURCE'"):
-        from_measurements(_table().rename(columns=str.upper), _specs())
+    # a column no spelling makes a measurement column: the error shows what the table has
+    with pytest.raises(ValueError, match=r"lacks column\(s\) \['source'\].*it has \['origin'"):
+        from_measurements(_table().rename(columns={"source": "origin"}), _specs())
+    # a column given twice: which one is meant is ambiguous
+    with pytest.raises(ValueError, match=r"measurements has column\(s\) \['hardware'\] more than once"):
+        from_measurements(_table().assign(Hardware="A100").rename(columns=str.lower), _specs())
+
+
+def test_column_names_in_another_case_or_with_spaces_are_read_and_said_so(tmp_path):
+    table = _table().rename(columns={"source": "Source", "num_devices": "Num Devices",
+                                     "throughput": " throughput "})
+    log = from_measurements(table, _specs())
+    assert len(log.attempts) == len(from_measurements(_table(), _specs()).attempts)
+    assert any(note.startswith("columns read under their usual names: {'Source': 'source'")
+               for note in log.notes)
+    table.to_csv(tmp_path / "lab.csv", index=False)  # and a folder's table is one
+    assert read_measurements(tmp_path)["num_devices"].notna().any()
 
 
 def test_hardware_names_spelled_otherwise_are_matched_or_pointed_to_the_catalog():
@@ -372,3 +387,59 @@ def test_a_log_the_schema_refuses_names_the_measurements_rows(monkeypatch):
     with pytest.raises(SchemaError, match=r"(?s)rows by the measurements' index; trainer_count is "
                                           r"num_devices.*index \[41\]"):
         from_measurements(table, _specs())
+
+
+def test_rows_read_twice_are_dropped_and_said_so():
+    # a table saved twice in the folder: each copy would read its twin's throughput as history
+    table = pd.concat([_table(), _table()], ignore_index=True)
+    with pytest.warns(UserWarning, match="11 measurement row.s. repeat an earlier row exactly"):
+        log = from_measurements(table, _specs())
+    assert len(log.attempts) == len(from_measurements(_table(), _specs()).attempts)
+
+
+def test_job_columns_the_table_lacks_are_warned_of():
+    table = _table().assign(framework="PyTorch")
+    with pytest.warns(UserWarning, match=r"job_columns names what the measurements lack \(column 'framwork'\)"):
+        log = from_measurements(table, _specs(), job_columns=["framework", "framwork"])
+    assert any(note.startswith("job_columns: no column 'framwork'") for note in log.notes)
+    # a source these tables lack asks for nothing
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        from_measurements(table[table["hardware"].isin(["V100", "A100", "H100"])], _specs(),
+                          job_columns={"lab": ["framework"], "elsewhere": ["column"]})
+
+
+def test_a_unit_or_task_left_empty_or_padded_keeps_the_job_together():
+    table = _table().iloc[:3].copy()  # ResNet-50 on H100, A100, V100: one job
+    table["task"] = ["vision", "vision ", "vision"]
+    table["throughput_unit"] = ["samples/s", None, " samples/s"]  # none: read as samples/s
+    log = from_measurements(table, _specs())
+    assert log.attempts["job_id"].nunique() == 1 == log.attempts["model_family"].nunique()
+    assert "throughput_unit: none for 1 row(s), read as samples/s" in log.notes
+
+
+def test_tensor_peaks_win_over_plain_ones_and_plain_ones_fill_their_gaps():
+    specs = _specs().assign(peak_fp16_tflops=[31.0, 78.0, np.nan, np.nan])
+    specs.loc[1, "peak_fp16_tensor_tflops"] = np.nan
+    hardware = from_measurements(_table(), specs).hardware.set_index("hardware_type")
+    assert hardware.loc["V100", "peak_fp16_tflops"] == 125.0  # the tensor figure
+    assert hardware.loc["A100", "peak_fp16_tflops"] == 78.0  # the plain one, where no other
+    assert hardware.loc["H100", "peak_fp16_tflops"] == 989.0
+
+
+def test_a_per_device_batch_that_disagrees_with_the_global_one_is_noted():
+    table = _table().assign(per_device_batch_size=[64, 256, 256, 128, np.nan, np.nan, 8, 8, 8, 8, 8])
+    log = from_measurements(table, _specs())
+    assert ("batch_size: per_device_batch_size differs from batch_size / num_devices in 1 row(s); "
+            "the per-device batch is used") in log.notes
+
+
+def test_a_type_in_the_specs_without_a_peak_is_named_so():
+    with pytest.warns(UserWarning, match=r"in the specs without any peak FLOP/s: \['CPU'\]"):
+        from_measurements(_table(), _specs())
+
+
+def test_one_table_may_be_read_as_a_file(tmp_path):
+    path = tmp_path / "Lab.CSV"
+    _table().to_csv(path, index=False)
+    assert len(read_measurements(path)) == len(_table())

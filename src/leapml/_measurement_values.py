@@ -8,6 +8,8 @@ silently.
 
 from __future__ import annotations
 
+import re
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -16,11 +18,71 @@ import pandas as pd
 from leapml.files import refuse_repeated_header
 from leapml.schema import parse_times
 from leapml.schema.coerce import read_numbers
+from leapml.schema.columns import MAX_COUNT
 from leapml.schema.rules import describe_rows
 from leapml.schema.times import time_problem
 
 #: What a text value left empty is read as, where one may be.
 UNKNOWN = "unknown"
+
+#: The columns of a measurement table the readers know, as they are spelled.
+KNOWN_COLUMNS = ("source", "model", "task", "num_devices", "batch_size", "per_device_batch_size",
+                 "hardware", "precision", "throughput", "throughput_unit", "seq_len",
+                 "parallelism", "submit_time")
+
+
+def canonical_columns(table: pd.DataFrame, notes: list[str] | None = None) -> pd.DataFrame:
+    """``table`` with known column names spelled otherwise (``Throughput``, ``num devices``,
+    ``" model"``) renamed, where the exact name is absent; each renaming in ``notes``."""
+    spelled = {re.sub(r"[\s\-]+", "_", str(c).strip()).lower(): c for c in table.columns
+               if str(c) not in KNOWN_COLUMNS}
+    renamed = {spelled[name]: name for name in KNOWN_COLUMNS
+               if name not in table.columns and name in spelled}
+    if renamed and notes is not None:
+        notes.append(f"columns read under their usual names: {renamed}")
+    return table.rename(columns=renamed) if renamed else table
+
+
+def without_duplicates(table: pd.DataFrame, notes: list[str]) -> pd.DataFrame:
+    """``table`` without rows that repeat an earlier row exactly (a table read twice?), said so."""
+    try:
+        twice = table.duplicated().to_numpy()
+    except TypeError:  # cells that cannot be hashed: nothing compared
+        return table
+    if twice.any():
+        notes.append(f"rows dropped, exact duplicates of an earlier row: {int(twice.sum())}")
+        warnings.warn(f"{int(twice.sum())} measurement row(s) repeat an earlier row exactly (a "
+                      "table read twice?) and are dropped: each copy would read its twin's "
+                      "throughput as its history", UserWarning, stacklevel=3)
+        table = table[~twice]
+    return table
+
+
+def unmatched_job_columns(table: pd.DataFrame, job_columns, notes: list[str]) -> None:
+    """Warn of ``job_columns`` names no column of ``table`` has: rows they would tell apart
+    would form one job."""
+    if isinstance(job_columns, dict):  # a source absent from these tables asks for nothing
+        sources = set(table["source"].astype(str).str.strip()) if "source" in table else set()
+        names = {c for source, columns in job_columns.items() if source in sources for c in columns}
+    else:
+        names = set(job_columns)
+    unknown = [f"column {c!r}" for c in sorted(names) if c not in table.columns]
+    if unknown:
+        notes.append(f"job_columns: no {', '.join(unknown)} in the measurements, ignored")
+        warnings.warn(f"job_columns names what the measurements lack ({', '.join(unknown)}): "
+                      "ignored, so rows it would tell apart may form one job", UserWarning,
+                      stacklevel=3)
+
+
+def whole_or_null(values: np.ndarray, name: str, notes: list[str]) -> pd.array:
+    """Whole counts above 0 (at most 2**53); another value read as unknown (null), in the notes."""
+    with np.errstate(invalid="ignore"):
+        bad = ~((values > 0) & (values % 1 == 0) & (values <= MAX_COUNT))
+    given = bad & ~np.isnan(values)
+    if given.any():
+        notes.append(f"{name}: {int(given.sum())} value(s) not a whole number above 0 (at most "
+                     f"2**53) read as unknown (null), such as {values[given][0]:g}")
+    return pd.array(np.where(bad, np.nan, values), dtype="Int64")
 
 
 def shown(value) -> str:

@@ -57,6 +57,7 @@ import numpy as np
 import pandas as pd
 
 from leapml import _measurement_values as _values
+from leapml._frames import require_unique_columns
 from leapml.schema import (
     LAUNCH_COLUMNS,
     PRECISIONS,
@@ -104,7 +105,7 @@ def read_measurements(folder, *, sources: Sequence[str] | None = None) -> pd.Dat
     Parameters
     ----------
     folder : str or Path
-        The folder holding the tables.
+        The folder holding the tables, or one table (a ``.csv`` file).
     sources : str or list of str, optional
         The tables to read, by file name without ``.csv``; default: every
         CSV file of the folder that is a measurement table, in name order
@@ -135,13 +136,16 @@ def read_measurements(folder, *, sources: Sequence[str] | None = None) -> pd.Dat
     ['x']
     """
     folder = Path(folder)
+    single = folder.is_file() and folder.suffix.lower() == ".csv" and sources is None
+    if single:  # one table, read as a table named in sources is
+        folder, sources = folder.parent, [folder.name]
     if not folder.is_dir():
         raise FileNotFoundError(
-            f"no folder {folder}: give the folder holding the measurement tables"
+            f"no folder {folder}: give the folder holding the measurement tables (or one table)"
         )
     named = None if sources is None else _values.column_names(sources, "sources")
     paths = (sorted(p for p in folder.iterdir() if p.suffix.lower() == ".csv" and p.is_file())
-             if named is None else [folder / f"{s}.csv" for s in named])
+             if named is None else [folder / (s if single else f"{s}.csv") for s in named])
     missing = [str(p) for p in paths if not p.is_file()]
     if missing or not paths:
         raise FileNotFoundError(f"no measurement table {missing or str(folder / '*.csv')}")
@@ -154,11 +158,12 @@ def read_measurements(folder, *, sources: Sequence[str] | None = None) -> pd.Dat
                 raise
             skipped.append(f"{path.name} ({err})")  # a file beside the tables, not one of them
             continue
+        table = _values.canonical_columns(table)
         lacks = _missing_columns(table)
         if lacks and named is not None:
             raise ValueError(f"{path} is not a measurement table: it lacks column(s) {lacks}")
         if lacks:
-            skipped.append(f"{path.name} (lacks {lacks})")
+            skipped.append(f"{path.name} (lacks {lacks}; it has {list(table.columns)[:10]})")
         else:
             tables.append(table)
     if not tables:
@@ -255,13 +260,18 @@ def from_measurements(
                        for source, columns in job_columns.items()}
     else:
         job_columns = _values.column_names(job_columns, "job_columns")
+    for name, frame in (("measurements", measurements), ("specs", specs)):
+        require_unique_columns(frame, name)
     notes: list[str] = []
+    measurements = _values.canonical_columns(measurements, notes)
+    _values.unmatched_job_columns(measurements, job_columns, notes)
     if not measurements.index.is_unique:  # pd.concat without ignore_index: rows by position
         measurements = measurements.reset_index(drop=True)
         notes.append("index: the measurements' row labels repeat; rows are named by position")
+    measurements = _values.without_duplicates(measurements, notes)
     start = _values.start_time(start)
-    hardware = _catalog(specs, cost_column, notes)
-    attempts = _attempts(measurements, hardware, job_columns, start, notes)
+    hardware, no_peak = _catalog(specs, cost_column, notes)
+    attempts = _attempts(measurements, hardware, job_columns, start, notes, no_peak)
     hardware = validate_hardware(hardware)
     try:  # rows still carry the measurements' labels, so a problem names the user's rows
         attempts = validate_attempts(coerce_attempts(attempts), hardware)
@@ -273,8 +283,8 @@ def from_measurements(
     return MeasurementLog(attempts.reset_index(drop=True), hardware, notes)
 
 
-def _catalog(specs: pd.DataFrame, cost_column: str, notes: list[str]) -> pd.DataFrame:
-    """The hardware catalog of a specification table."""
+def _catalog(specs: pd.DataFrame, cost_column: str, notes: list[str]) -> tuple[pd.DataFrame, list]:
+    """The hardware catalog of a specification table, and the types dropped for want of a peak."""
     missing = [
         c
         for c in ("hardware", "vendor", "release_year", "memory_gb", "memory_bw_gbps")
@@ -295,8 +305,12 @@ def _catalog(specs: pd.DataFrame, cost_column: str, notes: list[str]) -> pd.Data
                             "vendor": vendor.where(vendor.notna(), _UNKNOWN).astype(str).to_numpy()})
     for precision in PRECISIONS:
         plain, tensor = f"peak_{precision}_tflops", f"peak_{precision}_tensor_tflops"
-        source = plain if plain in specs else tensor if tensor in specs else None
-        catalog[plain] = _values.numbers(specs, source, "specs") if source else np.nan
+        given = [_values.numbers(specs, c, "specs") for c in (tensor, plain) if c in specs]
+        # the catalog's peak is the tensor units' (dense); a plain figure fills its gaps
+        catalog[plain] = np.nan if not given else given[0]
+        if len(given) == 2:
+            catalog[plain] = np.where(np.isnan(given[0]), given[1], given[0])
+            notes.append(f"{plain}: {tensor!r} where given, else {plain!r}")
     catalog["memory_gb"] = _values.numbers(specs, "memory_gb", "specs")
     catalog["memory_bw_gbps"] = _values.numbers(specs, "memory_bw_gbps", "specs")
     catalog["cost_per_device_hour"] = (
@@ -306,8 +320,8 @@ def _catalog(specs: pd.DataFrame, cost_column: str, notes: list[str]) -> pd.Data
         [f"{int(year)}-01-01" for year in _values.years(specs)])
     peaks = catalog[[f"peak_{p}_tflops" for p in PRECISIONS]].to_numpy()
     none = ~np.isfinite(peaks).any(axis=1)
+    dropped = sorted(catalog["hardware_type"][none])
     if none.any():
-        dropped = sorted(catalog["hardware_type"][none])
         notes.append(f"hardware types dropped, no peak FLOP/s at any precision: {dropped}")
     catalog = catalog[~none].reset_index(drop=True)
     uncosted = int(catalog["cost_per_device_hour"].isna().sum())
@@ -326,18 +340,21 @@ def _catalog(specs: pd.DataFrame, cost_column: str, notes: list[str]) -> pd.Data
         "intra_node_bw_gbps, inter_node_bw_gbps, devices_per_host: not in the specs, left out "
         "(the features read them as unknown)"
     )
-    return coerce_hardware(catalog)
+    return coerce_hardware(catalog), dropped
 
 
 def _attempts(
-    table: pd.DataFrame, catalog: pd.DataFrame, job_columns, start: pd.Timestamp, notes: list[str]
+    table: pd.DataFrame, catalog: pd.DataFrame, job_columns, start: pd.Timestamp, notes: list[str],
+    no_peak: list,
 ) -> pd.DataFrame:
     """The attempt log of a measurement table (one attempt per kept row)."""
     missing = _missing_columns(table)
     if missing:
-        raise ValueError(f"measurements lacks column(s) {missing} (names are matched exactly; "
-                         f"it has {list(table.columns)})")
-    table = _kept_rows(table, catalog, notes)
+        hint = ("; its one column holds ';' or tabs: write the table comma-separated"
+                if len(table.columns) == 1 and any(c in str(table.columns[0]) for c in ";\t") else "")
+        raise ValueError(f"measurements lacks column(s) {missing} (it has {list(table.columns)[:20]}"
+                         f"{hint})")
+    table = _kept_rows(table, catalog, notes, no_peak)
     devices = table["num_devices"].to_numpy(dtype=float)
     attempts = pd.DataFrame(
         {
@@ -347,15 +364,13 @@ def _attempts(
             "trainer_count": devices.astype(np.int64),
             "batch_size": _per_device_batch(table, devices, notes),
             "precision": _precisions(table["precision"], notes),
-            "seq_len": _whole_or_null(_values.numbers(table, "seq_len", "measurements"), "seq_len", notes)
+            "seq_len": _values.whole_or_null(_values.numbers(table, "seq_len", "measurements"), "seq_len", notes)
             if "seq_len" in table else np.nan,
             "parallelism": _filled(table, "parallelism", "parallelism", notes),
             "hardware_type": table["hardware"].astype(str).to_numpy(),
             "status": "ok",
             "throughput": table["throughput"].to_numpy(dtype=float),
-            "throughput_unit": table["throughput_unit"].to_numpy(dtype=object)
-            if "throughput_unit" in table
-            else None,
+            "throughput_unit": _text(table["throughput_unit"]) if "throughput_unit" in table else None,
             "device_hours": np.nan,
         },
         index=table.index,
@@ -364,7 +379,8 @@ def _attempts(
         notes.append(
             f"throughput_unit: none for {int(attempts['throughput_unit'].isna().sum())} "
             "row(s), read as samples/s"
-        )
+        )  # and so keyed: a job's rows with and without the unit stay one job
+        attempts["throughput_unit"] = attempts["throughput_unit"].fillna("samples/s")
     notes.append("device_hours: null on every attempt (measurements do not report them)")
     attempts.insert(0, "job_id", _job_ids(table, attempts, job_columns))
     attempts.insert(1, "submit_time", _submit_times(table, catalog, start, notes))
@@ -376,7 +392,7 @@ def _attempts(
     return attempts
 
 
-def _kept_rows(table: pd.DataFrame, catalog: pd.DataFrame, notes: list[str]) -> pd.DataFrame:
+def _kept_rows(table: pd.DataFrame, catalog: pd.DataFrame, notes: list[str], no_peak=()) -> pd.DataFrame:
     """The rows that are measurements of a known hardware type; the others counted in the notes."""
     throughput = _values.numbers(table, "throughput", "measurements")
     devices = _values.numbers(table, "num_devices", "measurements")
@@ -402,7 +418,9 @@ def _kept_rows(table: pd.DataFrame, catalog: pd.DataFrame, notes: list[str]) -> 
                 where = f" {unknown}"
             notes.append(f"rows dropped, {reason}{where}: {int(mask.sum())}")
             if reason.startswith("a hardware"):
-                closest = _closest_names(unknown, catalog["hardware_type"])
+                closest = _closest_names(sorted(set(unknown) - set(no_peak)), catalog["hardware_type"])
+                if set(unknown) & set(no_peak):  # in the specs, but dropped: not another type
+                    closest.insert(0, f"in the specs without any peak FLOP/s: {sorted(set(unknown) & set(no_peak))}")
                 notes.extend(closest)
                 # a name the catalog spells otherwise loses real rows: said, not only noted
                 warnings.warn(f"{int(mask.sum())} measurement(s) dropped: hardware the catalog "
@@ -458,12 +476,18 @@ def _filled(table: pd.DataFrame, source: str, name: str, notes: list[str]) -> np
     if source not in table:
         notes.append(f"{name}: no {source!r} column, set to {_UNKNOWN!r}")
         return np.full(len(table), _UNKNOWN, dtype=object)
-    column = table[source]
+    column = _text(table[source])
     if column.isna().any():
         notes.append(
             f"{name}: {source!r} null in {int(column.isna().sum())} row(s), set to {_UNKNOWN!r}"
         )
-    return column.astype(object).where(column.notna(), _UNKNOWN).astype(str).to_numpy()
+    return column.fillna(_UNKNOWN).to_numpy()
+
+
+def _text(column: pd.Series) -> pd.Series:
+    """Text stripped of spaces (``"nlp "`` is ``"nlp"``), an empty one null."""
+    text = column.astype(object).map(lambda v: str(v).strip(), na_action="ignore")
+    return text.where(text != "", None).astype(object)
 
 
 def _per_device_batch(table: pd.DataFrame, devices: np.ndarray, notes: list[str]) -> pd.array:
@@ -479,22 +503,16 @@ def _per_device_batch(table: pd.DataFrame, devices: np.ndarray, notes: list[str]
             notes.append(
                 f"batch_size: global batch / devices for {int(use.sum())} row(s) without a per-device batch"
             )
+        with np.errstate(invalid="ignore"):
+            differ = (per_device != derived) & ~np.isnan(per_device) & (derived % 1 == 0)
+        if differ.any():
+            notes.append(f"batch_size: per_device_batch_size differs from batch_size / num_devices "
+                         f"in {int(differ.sum())} row(s); the per-device batch is used")
         per_device = np.where(use, derived, per_device)
-    per_device = _whole_or_null(per_device, "batch_size", notes)
+    per_device = _values.whole_or_null(per_device, "batch_size", notes)
     if per_device.isna().any():
         notes.append(f"batch_size: unknown (null) for {int(per_device.isna().sum())} row(s)")
     return per_device
-
-
-def _whole_or_null(values: np.ndarray, name: str, notes: list[str]) -> pd.array:
-    """Whole counts above 0 (at most 2**53); another value read as unknown (null), in the notes."""
-    with np.errstate(invalid="ignore"):
-        bad = ~((values > 0) & (values % 1 == 0) & (values <= MAX_COUNT))
-    given = bad & ~np.isnan(values)
-    if given.any():
-        notes.append(f"{name}: {int(given.sum())} value(s) not a whole number above 0 (at most "
-                     f"2**53) read as unknown (null), such as {values[given][0]:g}")
-    return pd.array(np.where(bad, np.nan, values), dtype="Int64")
 
 
 def _precisions(column: pd.Series, notes: list[str]) -> np.ndarray:
