@@ -181,6 +181,11 @@ def test_hardware_names_spelled_otherwise_are_matched_or_pointed_to_the_catalog(
     specs = pd.concat([_specs(), _specs().iloc[[1]].assign(hardware="a100")], ignore_index=True)
     ambiguous = from_measurements(table.iloc[:2].assign(hardware=["H100", "A-100"]), specs)
     assert ambiguous.attempts["hardware_type"].astype(str).tolist() == ["H100"]
+    # the words of a catalog name in another order, behind the maker's: what nvidia-smi prints
+    specs = _specs().assign(hardware=["V100-16GB-SXM2", "A100-40GB-PCIe", "H100", "CPU"])
+    smi = from_measurements(table.iloc[:2].assign(
+        hardware=["Tesla V100-SXM2-16GB", "NVIDIA A100-PCIE-40GB"]), specs)
+    assert smi.attempts["hardware_type"].astype(str).tolist() == ["V100-16GB-SXM2", "A100-40GB-PCIe"]
 
 
 def test_read_measurements_stacks_the_tables_of_a_folder(tmp_path):

@@ -307,7 +307,8 @@ def test_coerce_keeps_a_normalised_precision_column_as_it_is():
 @pytest.mark.parametrize(
     ("raw", "normalised"),
     [("FP-16", "fp16"), ("BF-16", "bf16"), ("FP 32", "fp32"), ("fp_16", "fp16"), ("TF 32", "tf32"),
-     ("fp 8 e4m3", "fp8"), ("Float 16", "fp16"), ("Mixed Precision", "mixed_precision"),
+     ("fp 8 e4m3", "fp8"), ("Float 16", "fp16"), ("Mixed Precision", "fp16"),  # as "mixed" is
+     ("AMP (FP16)", "fp16"), ("BF16 AMP", "bf16"), ("FP32 (TF32)", "fp32_(tf32)"),
      ("int_8", "int_8")],
 )
 def test_a_family_split_before_its_width_is_the_family(raw, normalised):

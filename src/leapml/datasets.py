@@ -70,7 +70,7 @@ from leapml.schema import (
     validate_hardware,
 )
 from leapml.schema.columns import MAX_COUNT
-from leapml.schema.rules import closest_names, describe_rows, name_key
+from leapml.schema.rules import closest_names, describe_rows, name_key, name_words
 from leapml.schema.times import time_problem
 
 __all__ = ["PUBLIC_JOB_COLUMNS", "MeasurementLog", "from_measurements", "read_measurements"]
@@ -454,14 +454,20 @@ def _catalog_spelling(names: pd.Series, catalog_names: pd.Series, notes: list[st
     by_key: dict[str, list[str]] = {}
     for name in exact:
         by_key.setdefault(name_key(name), []).append(name)
-    replaced = {name: by_key[name_key(name)][0] for name in set(text.dropna()) - exact
-                if len(by_key.get(name_key(name), ())) == 1}
+    by_words: dict[frozenset, list[str]] = {}
+    for name in exact:
+        by_words.setdefault(name_words(name), []).append(name)
+    # the one catalog name of the same key, else of the same words ("Tesla V100-SXM2-16GB")
+    replaced = {name: (by_key.get(name_key(name)) or by_words[name_words(name)])[0]
+                for name in set(text.dropna()) - exact
+                if len(by_key.get(name_key(name), ())) == 1
+                or (name_key(name) not in by_key and len(by_words.get(name_words(name), ())) == 1)}
     if not replaced:
         return text
     shown = dict(sorted(replaced.items())[:10])
     more = f" and {len(replaced) - len(shown)} more" if len(replaced) > len(shown) else ""
-    notes.append("hardware names read as the catalog spells them (case, spaces, '-' and '_' "
-                 f"ignored): {shown}{more}")
+    notes.append("hardware names read as the catalog spells them (case, spaces, '-', '_', the "
+                 f"order of the words and the maker's name ignored): {shown}{more}")
     return text.map(lambda name: replaced.get(name, name))
 
 

@@ -35,13 +35,19 @@ def normalize_precision(value):
     Lower-cased and stripped, spaces and hyphens turned into underscores, then
     mapped onto its family of :data:`PRECISIONS` when
     :data:`PRECISION_ALIASES` lists it, or lists it once a separator between
-    letters and digits is dropped (``FP-16``, ``BF 16``); any other value is
-    kept (normalised) as a category of its own. A null or empty value gives None.
+    letters and digits is dropped (``FP-16``, ``BF 16``), or when its words
+    name one family beside words that say only "mixed precision"; any other
+    value is kept (normalised) as a category of its own. A null or empty value gives None.
 
     Examples
     --------
     >>> [normalize_precision(v) for v in ["AMP", "amp_fp16", "Mixed", " BF16 ", "FP-16", "int8", ""]]
     ['fp16', 'fp16', 'fp16', 'bf16', 'fp16', 'int8', None]
+
+    Words around one family's name are read too; two families' names are not:
+
+    >>> [normalize_precision(v) for v in ["Mixed Precision", "AMP (FP16)", "BF16 AMP", "FP32 (TF32)"]]
+    ['fp16', 'fp16', 'bf16', 'fp32_(tf32)']
     """
     if value is None or (not isinstance(value, str) and pd.isna(value)):
         return None
@@ -52,7 +58,21 @@ def normalize_precision(value):
         return _ALIAS_FAMILY[text]
     # "FP-16", "BF 16", "fp_8_e4m3": a family's name split before its width
     joined = re.sub(r"(?<=[a-z])_(?=\d)", "", text)
-    return _ALIAS_FAMILY.get(joined, text)
+    if joined in _ALIAS_FAMILY:
+        return _ALIAS_FAMILY[joined]
+    # "Mixed Precision", "AMP (FP16)", "BF16 AMP": words around one family's name
+    words = set(re.findall(r"[a-z]+\d*", joined))
+    named = {_ALIAS_FAMILY[w] for w in words if w in _ALIAS_FAMILY and w not in _MIXED}
+    if len(named) == 1 and words <= set(_ALIAS_FAMILY) | _MIXED | _FILLER:
+        return named.pop()
+    if not named and words & _MIXED and words <= _MIXED | _FILLER:
+        return "fp16"
+    return text
+
+
+#: Words that say mixed precision without its type, and words that say nothing of it.
+_MIXED = frozenset({"amp", "mixed", "automatic"})
+_FILLER = frozenset({"precision", "training", "math", "mode"})
 
 
 @dataclass(frozen=True)

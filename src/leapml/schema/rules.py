@@ -333,6 +333,14 @@ def name_key(name: str) -> str:
 
 #: Vendor names a hardware name may start with ("NVIDIA A100-40GB-SXM4").
 _VENDOR = re.compile(r"^(nvidia|amd|intel|habana|google)(?=.)")
+#: Words of a hardware name that name its maker or line, not the device.
+_MAKER_WORDS = frozenset({"nvidia", "amd", "intel", "habana", "google", "tesla", "instinct"})
+
+
+def name_words(name: str) -> frozenset:
+    """The words of a hardware name, without case or its maker's words: ``"Tesla
+    V100-SXM2-16GB"`` and ``"V100-16GB-SXM2"`` have the same words."""
+    return frozenset(re.split(r"[\s_\-]+", name.strip().casefold())) - _MAKER_WORDS - {""}
 
 
 def closest_names(unknown: Iterable[str], catalog_names: Iterable[str]) -> dict[str, list[str]]:
@@ -348,13 +356,16 @@ def closest_names(unknown: Iterable[str], catalog_names: Iterable[str]) -> dict[
     {'h100 80gb pcie': ['H100-80GB-PCIe', 'H100-80GB-SXM5']}
     """
     keys = {name_key(name): name for name in catalog_names}
+    words = {key: name_words(name) for key, name in keys.items()}
     closest = {}
     for name in list(unknown)[:10]:
-        key = name_key(name)
+        key, own = name_key(name), name_words(name)
+        # the same words in another order ("A100-PCIE-40GB"), then names holding all of them
+        same = sorted((k for k in keys if own and own <= words[k]), key=lambda k: len(words[k]))
         holding = sorted((k for k in keys if key and key in k), key=len)
         held = sorted((k for k in keys if len(k) >= 3 and k in key), key=len, reverse=True)
         matches = list(dict.fromkeys(
-            holding + held + difflib.get_close_matches(key, list(keys), n=3, cutoff=0.6)))[:3]
+            same + holding + held + difflib.get_close_matches(key, list(keys), n=3, cutoff=0.6)))[:3]
         if matches:
             closest[name] = [keys[k] for k in matches]
     return closest
