@@ -11,6 +11,7 @@ import pytest
 
 from leapml.datasets import from_measurements, read_measurements
 from leapml.features import build_features
+from leapml.schema import SchemaError
 
 
 def _specs() -> pd.DataFrame:
@@ -448,3 +449,12 @@ def test_one_table_may_be_read_as_a_file(tmp_path):
     path = tmp_path / "Lab.CSV"
     _table().to_csv(path, index=False)
     assert len(read_measurements(path)) == len(_table())
+
+
+def test_a_bad_figure_in_the_specs_is_named_by_the_specs_row():
+    # the CPU row (no peak) is dropped before the check: the H100 must still be row 2
+    specs = _specs()
+    specs.loc[2, "peak_bf16_tensor_tflops"] = -1.0
+    with pytest.raises(SchemaError, match=r"(?s)rows by the specs' index.*peak_bf16_tflops must be "
+                                          r"finite and > 0; it is not in 1 row\(s\) \(index \[2\]\)"):
+        from_measurements(_table(), specs.iloc[[3, 0, 1, 2]])

@@ -271,8 +271,13 @@ def from_measurements(
     measurements = _values.without_duplicates(measurements, notes)
     start = _values.start_time(start)
     hardware, no_peak = _catalog(specs, cost_column, notes)
+    try:
+        hardware = validate_hardware(hardware).reset_index(drop=True)
+    except SchemaError as err:
+        raise SchemaError("the hardware catalog formed from the specs (rows by the specs' index; "
+                          "hardware_type is hardware, peak_<precision>_tflops the tensor figure "
+                          "where given)", err.problems) from None
     attempts = _attempts(measurements, hardware, job_columns, start, notes, no_peak)
-    hardware = validate_hardware(hardware)
     try:  # rows still carry the measurements' labels, so a problem names the user's rows
         attempts = validate_attempts(coerce_attempts(attempts), hardware)
     except SchemaError as err:
@@ -302,7 +307,8 @@ def _catalog(specs: pd.DataFrame, cost_column: str, notes: list[str]) -> tuple[p
         notes.append(f"vendor: none for {int(vendor.isna().sum())} hardware type(s), set to "
                      f"{_UNKNOWN!r}")
     catalog = pd.DataFrame({"hardware_type": names.to_numpy(),
-                            "vendor": vendor.where(vendor.notna(), _UNKNOWN).astype(str).to_numpy()})
+                            "vendor": vendor.where(vendor.notna(), _UNKNOWN).astype(str).to_numpy()},
+                           index=specs.index)  # the specs' labels, which its errors name
     for precision in PRECISIONS:
         plain, tensor = f"peak_{precision}_tflops", f"peak_{precision}_tensor_tflops"
         given = [_values.numbers(specs, c, "specs") for c in (tensor, plain) if c in specs]
@@ -323,7 +329,7 @@ def _catalog(specs: pd.DataFrame, cost_column: str, notes: list[str]) -> tuple[p
     dropped = sorted(catalog["hardware_type"][none])
     if none.any():
         notes.append(f"hardware types dropped, no peak FLOP/s at any precision: {dropped}")
-    catalog = catalog[~none].reset_index(drop=True)
+    catalog = catalog[~none]
     uncosted = int(catalog["cost_per_device_hour"].isna().sum())
     if cost_column not in specs:
         notes.append(
