@@ -333,7 +333,8 @@ def test_read_measurements_reads_rows_closed_by_a_comma_and_skips_files_that_are
     with pytest.warns(UserWarning, match=r"skipped 1 file\(s\).*notes.csv \("):
         read = read_measurements(tmp_path)
     assert list(read.columns) == list(table.columns)
-    pd.testing.assert_frame_equal(read, table, check_dtype=False)
+    assert read.index[0] == "LAB.CSV:0" and read.index[-1] == f"LAB.CSV:{len(table) - 1}"
+    pd.testing.assert_frame_equal(read.reset_index(drop=True), table, check_dtype=False)
     (tmp_path / "odd.csv").write_text(text[0] + "\n" + text[1] + ",extra\n")
     with pytest.raises(ValueError, match="more fields than its header names"):
         read_measurements(tmp_path, sources=["odd"])
@@ -458,3 +459,11 @@ def test_a_bad_figure_in_the_specs_is_named_by_the_specs_row():
     with pytest.raises(SchemaError, match=r"(?s)rows by the specs' index.*peak_bf16_tflops must be "
                                           r"finite and > 0; it is not in 1 row\(s\) \(index \[2\]\)"):
         from_measurements(_table(), specs.iloc[[3, 0, 1, 2]])
+
+
+def test_a_bad_value_in_a_folder_is_named_by_its_file_and_row(tmp_path):
+    _table().to_csv(tmp_path / "a.csv", index=False)
+    _table().assign(source="b", throughput=["12 it/s"] + [100.0] * 10).to_csv(tmp_path / "b.csv",
+                                                                              index=False)
+    with pytest.raises(ValueError, match=r"'throughput' holds text .* \(index \['b.csv:0'\]\)"):
+        from_measurements(read_measurements(tmp_path), _specs())

@@ -115,7 +115,9 @@ def read_measurements(folder, *, sources: Sequence[str] | None = None) -> pd.Dat
     Returns
     -------
     DataFrame
-        The rows of every table, the union of their columns.
+        The rows of every table, the union of their columns, each row
+        labelled ``"<file>:<row>"`` (``"gavel.csv:0"`` is the first data row
+        of ``gavel.csv``), the label an error about its values names.
 
     Raises
     ------
@@ -164,15 +166,15 @@ def read_measurements(folder, *, sources: Sequence[str] | None = None) -> pd.Dat
             raise ValueError(f"{path} is not a measurement table: it lacks column(s) {lacks}")
         if lacks:
             skipped.append(f"{path.name} (lacks {lacks}; it has {list(table.columns)[:10]})")
-        else:
-            tables.append(table)
+        else:  # rows named by their file, which an error about a value then names
+            tables.append(table.set_axis([f"{path.name}:{i}" for i in range(len(table))]))
     if not tables:
         raise ValueError(f"no measurement table in {folder}: no CSV file is one: "
                          + "; ".join(skipped))
     if skipped:
         warnings.warn(f"read_measurements skipped {len(skipped)} file(s) of {folder} that are not "
                       "measurement tables: " + "; ".join(skipped), UserWarning, stacklevel=2)
-    return pd.concat(tables, ignore_index=True)
+    return pd.concat(tables)
 
 
 def _missing_columns(table: pd.DataFrame) -> list[str]:
