@@ -467,3 +467,18 @@ def test_a_bad_value_in_a_folder_is_named_by_its_file_and_row(tmp_path):
                                                                               index=False)
     with pytest.raises(ValueError, match=r"'throughput' holds text .* \(index \['b.csv:0'\]\)"):
         from_measurements(read_measurements(tmp_path), _specs())
+
+
+def test_a_throughput_that_says_oom_or_no_value_is_a_row_without_one():
+    # a published table marks runs that did not fit: the table is read, those rows are counted
+    table = _table()
+    table["throughput"] = table["throughput"].astype(object)
+    table.loc[[0, 1, 2], "throughput"] = ["OOM", " - ", "n/a"]
+    log = from_measurements(table, _specs())
+    assert len(log.attempts) == len(from_measurements(_table(), _specs()).attempts) - 3
+    assert ("throughput: 1 row(s) say the run ran out of memory ('OOM'); a measurement is a "
+            "completed run, so they are rows without a throughput") in log.notes
+    assert "throughput: 2 row(s) say there is no value (such as '-')" in log.notes
+    table.loc[3, "throughput"] = "12 it/s"  # other text is still no number
+    with pytest.raises(ValueError, match=r"'throughput' holds text that is not a number .* \['12 it/s'\]"):
+        from_measurements(table, _specs())

@@ -130,6 +130,30 @@ def names(table: pd.DataFrame, column: str, what: str) -> pd.Series:
     return text.astype(str)
 
 
+#: Throughput cells that say the run ran out of memory, and cells that say there is no value.
+_OOM = re.compile(r"(oom|out[\s_]+of[\s_]+memory)", re.IGNORECASE)
+_NO_VALUE = re.compile(r"(-+|\u2013|\u2014|n/?a|none|null|\?)", re.IGNORECASE)
+
+
+def throughputs(table: pd.DataFrame, notes: list[str]) -> np.ndarray:
+    """The ``throughput`` column as numbers; a cell saying the run ran out of memory (``OOM``)
+    or that there is no value (``-``, ``n/a``) is NaN, counted in the notes."""
+    column = table["throughput"]
+    if pd.api.types.is_numeric_dtype(column.dtype):
+        return numbers(table, "throughput", "measurements")
+    text = [v.strip() if isinstance(v, str) else "" for v in column.tolist()]
+    oom = np.array([_OOM.fullmatch(v) is not None for v in text], dtype=bool)
+    empty = np.array([_NO_VALUE.fullmatch(v) is not None for v in text], dtype=bool)
+    if oom.any():
+        notes.append(f"throughput: {int(oom.sum())} row(s) say the run ran out of memory ('OOM'); "
+                     "a measurement is a completed run, so they are rows without a throughput")
+    if empty.any():
+        notes.append(f"throughput: {int(empty.sum())} row(s) say there is no value (such as "
+                     f"{text[int(np.flatnonzero(empty)[0])]!r})")
+    return numbers(table.assign(throughput=column.where(~(oom | empty), None)), "throughput",
+                   "measurements")
+
+
 def numbers(table: pd.DataFrame, column: str, what: str) -> np.ndarray:
     """A column of numbers (thousands grouped with commas read); text that is no number refused."""
     values, bad = read_numbers(table[column])

@@ -402,7 +402,7 @@ def _attempts(
 
 def _kept_rows(table: pd.DataFrame, catalog: pd.DataFrame, notes: list[str], no_peak=()) -> pd.DataFrame:
     """The rows that are measurements of a known hardware type; the others counted in the notes."""
-    throughput = _values.numbers(table, "throughput", "measurements")
+    throughput = _values.throughputs(table, notes)
     devices = _values.numbers(table, "num_devices", "measurements")
     unnamed = table["hardware"].isna().to_numpy()
     table = table.assign(hardware=_catalog_spelling(table["hardware"], catalog["hardware_type"],
