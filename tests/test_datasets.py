@@ -482,3 +482,13 @@ def test_a_throughput_that_says_oom_or_no_value_is_a_row_without_one():
     table.loc[3, "throughput"] = "12 it/s"  # other text is still no number
     with pytest.raises(ValueError, match=r"'throughput' holds text that is not a number .* \['12 it/s'\]"):
         from_measurements(table, _specs())
+
+
+def test_a_table_without_task_or_precision_reads_them_as_unknown(tmp_path):
+    table = _table().drop(columns=["task", "precision"])
+    log = from_measurements(table, _specs())
+    assert (log.attempts["model_family"] == "unknown").all()
+    assert (log.attempts["precision"].astype(str) == "unknown").all()
+    assert "model_family: no 'task' column, set to 'unknown'" in log.notes
+    table.to_csv(tmp_path / "lab.csv", index=False)  # still a measurement table of a folder
+    assert len(read_measurements(tmp_path)) == len(table)

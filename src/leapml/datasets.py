@@ -85,7 +85,7 @@ PUBLIC_JOB_COLUMNS: dict[str, tuple[str, ...]] = {
 }
 
 _UNKNOWN = _values.UNKNOWN
-_REQUIRED = ("source", "model", "task", "num_devices", "hardware", "precision", "throughput")
+_REQUIRED = ("source", "model", "num_devices", "hardware", "throughput")  # task, precision: unknown if absent
 
 
 class MeasurementLog(NamedTuple):
@@ -201,10 +201,11 @@ def from_measurements(
     Parameters
     ----------
     measurements : DataFrame
-        One row per measurement, with ``source``, ``model``, ``task``,
-        ``num_devices``, ``hardware``, ``precision``, ``throughput`` and
-        ``batch_size`` or ``per_device_batch_size``; optional
-        ``throughput_unit``, ``seq_len``, ``parallelism``, ``submit_time``.
+        One row per measurement, with ``source``, ``model``,
+        ``num_devices``, ``hardware``, ``throughput`` and ``batch_size`` or
+        ``per_device_batch_size``; optional ``task`` and ``precision``
+        (``unknown`` where absent), ``throughput_unit``, ``seq_len``,
+        ``parallelism``, ``submit_time``.
     specs : DataFrame
         One row per hardware name (``hardware``), in the layout of
         ``hardware_specs.csv``.
@@ -371,7 +372,8 @@ def _attempts(
             "model_family": _filled(table, "task", "model_family", notes),
             "trainer_count": devices.astype(np.int64),
             "batch_size": _per_device_batch(table, devices, notes),
-            "precision": _precisions(table["precision"], notes),
+            "precision": _precisions(table["precision"] if "precision" in table
+                                     else pd.Series(None, index=table.index, dtype=object), notes),
             "seq_len": _values.whole_or_null(_values.numbers(table, "seq_len", "measurements"), "seq_len", notes)
             if "seq_len" in table else np.nan,
             "parallelism": _filled(table, "parallelism", "parallelism", notes),
