@@ -258,7 +258,7 @@ def test_submit_times_across_offsets_read_and_a_gap_is_named_by_the_tables_row()
     assert str(attempts["submit_time"].dt.tz) == "UTC"
     table = _table().assign(submit_time=pd.date_range("2024-03-01", periods=11, freq="D")[::-1])
     table.loc[1, "submit_time"] = pd.NaT
-    with pytest.raises(ValueError, match=r"'submit_time' is empty in 1 row\(s\) \(index \[1\]\)"):
+    with pytest.raises(ValueError, match=r"'submit_time' is empty in 1 row\(s\) \(index \[1\]\), of source\(s\) \['lab'\]"):
         from_measurements(table, _specs())
 
 

@@ -570,9 +570,11 @@ def _submit_times(
             raise ValueError(f"measurements column 'submit_time': {why or 'not dates'}")
         empty = times.isna().to_numpy()
         if empty.any():
+            sources = sorted(set(table["source"][empty].astype(str)))[:5]
             raise ValueError(f"measurements column 'submit_time' is empty in "
-                             f"{describe_rows(empty, table)}: give every measurement its time, or "
-                             "leave the column out to have times formed from start")
+                             f"{describe_rows(empty, table)}, of source(s) {sources}: give every "
+                             "measurement its time, or leave the column out to have times formed "
+                             "from start")
         return times.array
     introduced = catalog.set_index("hardware_type")["introduced"]
     order = pd.DataFrame(
