@@ -490,6 +490,36 @@ def test_known_feasibility_matches_ids_as_text(log, hardware, fitted, jobs):
     assert ranked["rankable"].sum() == 5
 
 
+def test_jobs_without_their_model_sizes_read_them_from_the_log(log, hardware, fitted, tiny_fleet):
+    from leapml.features import HistoryIndex
+
+    sizes = ["param_count", "flops_per_sample", "embedding_gb"]
+    ran = log[log["status"] == "ok"].drop_duplicates("job_id").head(3)  # jobs the log knows
+    jobs = tiny_fleet.jobs.set_index("job_id").loc[ran["job_id"]].reset_index()
+    at = log["submit_time"].max()
+    for history in (log, HistoryIndex(log, hardware)):
+        full = place(fitted, jobs, hardware, history=history, at=at)
+        with pytest.warns(UserWarning, match="the jobs lack model sizes the log holds"):
+            bare = place(fitted, jobs.drop(columns=sizes), hardware, history=history, at=at)
+        # their own runs give the sizes: the same predictions as with them
+        np.testing.assert_allclose(bare["predicted_throughput"], full["predicted_throughput"])
+    # a job the log never saw gets its model type's median: not the far-off answer of none
+    new = jobs.drop(columns=sizes).assign(job_id=-1 - np.arange(len(jobs)))
+    with pytest.warns(UserWarning, match="model sizes"):
+        guessed = place(fitted, new, hardware, history=log, at=at)
+    assert np.isfinite(guessed["predicted_throughput"]).all()
+
+
+def test_explain_picks_leaves_out_jobs_without_a_rankable_pick(log, hardware, fitted, jobs):
+    from leapml.placement import explain_picks
+
+    ranked = place(fitted, jobs, hardware, history=log, min_fit_probability=1.0)
+    ranked["rankable"] = ranked["job_id"] != jobs["job_id"].iloc[0]  # its first job: nothing fits
+    reasons = explain_picks(fitted, ranked, jobs, hardware, history=log)
+    assert jobs["job_id"].iloc[0] not in set(reasons["job_id"])
+    assert set(reasons["job_id"]) == set(jobs["job_id"].iloc[1:])
+
+
 def test_backtest_refuses_a_bad_log_by_name(log, hardware):
     from leapml.evaluation.backtest import nightly
 

@@ -63,7 +63,9 @@ def models(fleet):
 
 
 def _jobs(fleet, n):
-    return fleet.jobs[["job_id", *LAUNCH_COLUMNS]].head(n)
+    # with their model sizes: without them, place reads them from the log first (tested apart)
+    return fleet.jobs[["job_id", *LAUNCH_COLUMNS, "param_count", "flops_per_sample",
+                       "embedding_gb"]].head(n)
 
 
 def _by_frames(model, jobs, fleet, index, at, types, top_k=None, feasibility=None):

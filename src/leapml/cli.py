@@ -465,6 +465,7 @@ def _predict(args) -> int:
 
     from .features import build_features
     from .model_file import load
+    from .placement import with_model_sizes
     from .schema import RowsSchemaError, SchemaError
 
     _check_output(args.out)
@@ -477,6 +478,7 @@ def _predict(args) -> int:
     if "submit_time" not in submissions:
         submissions["submit_time"] = attempts["submit_time"].max() + pd.Timedelta(seconds=1)
     try:
+        submissions = with_model_sizes(submissions, attempts)
         X = build_features(submissions, hardware, history=attempts)
     except RowsSchemaError as err:
         raise SchemaError(args.submissions, err.problems) from None

@@ -18,6 +18,7 @@ from ._frames import cached_index, column_values, frame_of_arrays, require_uniqu
 from .features import (
     FeatureColumns,
     HistoryIndex,
+    ModelSizes,
     PeakLog,
     build_features,
     candidate_rows,
@@ -25,6 +26,7 @@ from .features import (
 )
 from .ranking import DEFAULT_OBJECTIVE, rank_arrays
 from .regressor import LeapRegressor
+from .schema.columns import MODEL_SIZE_COLUMNS
 from .schema.rules import as_text, describe_rows
 from .training import (
     EVIDENCE_COLUMNS,
@@ -167,6 +169,7 @@ def _predictions(model, jobs, hardware, history, at, hardware_types,
                  feasibility=None, coverage=0.8, priced=False) -> _Predictions:
     if isinstance(jobs, pd.DataFrame) and len(jobs) == 0:
         raise ValueError("jobs is empty: give at least one submission to score")
+    jobs = with_model_sizes(jobs, history)
     for frame, name in ((jobs, "jobs"), (hardware, "hardware"), (history, "history"),
                         (feasibility, "feasibility")):
         require_unique_columns(frame, name)
@@ -223,6 +226,18 @@ def _predictions(model, jobs, hardware, history, at, hardware_types,
                         column_values(jobs["trainer_count"], repeat), predicted,
                         _fit_probability(feasibility, frame, job_id, np.tile(names, n_jobs)),
                         interval)
+
+
+def with_model_sizes(jobs, history):
+    """``jobs`` with the model sizes they lack read from ``history`` (:class:`ModelSizes`)."""
+    if isinstance(history, HistoryIndex):
+        return history.model_sizes.fill(jobs)
+    if not (isinstance(jobs, pd.DataFrame) and isinstance(history, pd.DataFrame)):
+        return jobs
+    held = [c for c in MODEL_SIZE_COLUMNS if c in history.columns]
+    if any(c not in jobs.columns or jobs[c].isna().any() for c in held):
+        return ModelSizes.of(history).fill(jobs)
+    return jobs
 
 
 def _not_introduced(hardware, hardware_types, times) -> np.ndarray:
@@ -504,7 +519,11 @@ def explain_picks(model, ranked: pd.DataFrame, jobs: pd.DataFrame, hardware: pd.
     for frame, name in ((ranked, "ranked"), (jobs, "jobs"), (hardware, "hardware"),
                         (history, "history")):
         require_unique_columns(frame, name)
-    first = ranked.loc[ranked["rank"] == 1, ["job_id", "hardware_type"]]
+    jobs = with_model_sizes(jobs, history)
+    picked = ranked["rank"] == 1
+    if "rankable" in ranked.columns:  # a job no type is rankable for has no pick to explain
+        picked &= ranked["rankable"].astype(bool)
+    first = ranked.loc[picked, ["job_id", "hardware_type"]]
     ids = jobs["job_id"].astype(str)
     if ids.duplicated().any():
         raise ValueError(f"jobs gives job_id {sorted(set(ids[ids.duplicated()]))[:5]} more than "

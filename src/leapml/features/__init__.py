@@ -44,6 +44,7 @@ from leapml.features.names import (
 )
 from leapml.features.peaks import MEASURED_PEAK, PeakLog
 from leapml.features.rows import outcome_known_time
+from leapml.features.sizes import ModelSizes
 
 __all__ = [
     "FEATURE_GROUPS",
@@ -52,6 +53,7 @@ __all__ = [
     "OUTCOME_KNOWN_RULES",
     "HistoryIndex",
     "MEASURED_PEAK",
+    "ModelSizes",
     "OTHER_PRECISION_FALLBACK",
     "PRECISION_FALLBACK",
     "PeakLog",

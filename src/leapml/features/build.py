@@ -212,13 +212,7 @@ def candidate_rows(
     >>> str(rows["submit_time"].iloc[0])
     '2024-01-04 00:00:00'
     """
-    require_frame(jobs, "jobs")
-    _check_job_columns(jobs)
-    problems: list[str] = []  # the jobs' values, named by the jobs' own rows
-    check_rows(jobs, _JOB_COLUMNS, hardware_codes={}, problems=problems, text_columns=_TEXT_COLUMNS)
-    check_model_sizes(jobs, problems)
-    if problems:
-        raise RowsSchemaError("the jobs to score", problems)
+    check_jobs(jobs)
     names = hardware_type_names(hardware_types)
     times = _submission_times(jobs, at)
     n_jobs, n_types = len(jobs), len(names)
@@ -279,6 +273,25 @@ def hardware_type_names(hardware_types) -> list[str]:
         repeated = sorted({t for t in names if names.count(t) > 1})
         raise ValueError(f"hardware_types repeats {repeated}; give each type once")
     return names
+
+
+def check_jobs(jobs: pd.DataFrame) -> None:
+    """Refuse jobs to score that lack a launch column or hold a bad value, naming their rows.
+
+    Raises
+    ------
+    TypeError
+        If ``jobs`` is not a DataFrame.
+    SchemaError
+        (a :class:`~leapml.schema.RowsSchemaError`) listing every problem.
+    """
+    require_frame(jobs, "jobs")
+    _check_job_columns(jobs)
+    problems: list[str] = []  # the jobs' values, named by the jobs' own rows
+    check_rows(jobs, _JOB_COLUMNS, hardware_codes={}, problems=problems, text_columns=_TEXT_COLUMNS)
+    check_model_sizes(jobs, problems)
+    if problems:
+        raise RowsSchemaError("the jobs to score", problems)
 
 
 def _submission_times(jobs: pd.DataFrame, at) -> pd.Series:

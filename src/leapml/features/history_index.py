@@ -37,6 +37,7 @@ from leapml.features.rows import (
     attempt_ids,
     some_values,
 )
+from leapml.features.sizes import ModelSizes
 from leapml.schema import (
     SchemaError,
     validate_hardware,
@@ -144,6 +145,8 @@ class HistoryIndex:
         self.last_submit = None
         self._advance(columns, ok)
         self.peaks = PeakLog.of(history, self._devices, outcome_known=outcome_known)
+        #: the model sizes the log records, for jobs submitted without theirs
+        self.model_sizes = ModelSizes.of(history)
 
     def __repr__(self) -> str:
         return f"HistoryIndex({len(self._past):,} completed attempts, end={self.end})"
@@ -355,6 +358,7 @@ class HistoryIndex:
                 },
             )
         self._advance(columns, ok)
+        self.model_sizes = self.model_sizes.updated(new_attempts)
         self.peaks = self.peaks.append(PeakLog.of(new_attempts, self._devices,
                                                   outcome_known=self._outcome_known))
         self._attempt_ids = ids
