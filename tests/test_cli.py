@@ -173,6 +173,8 @@ def test_predict_scores_each_submission_on_its_hardware(fleet_dir, model_file, t
         ["describe", "no-such-folder"],
         ["rank", "--model", "no-such-model.leap", "--fleet", "x", "--submissions", "s.csv"],
         ["simulate", "--preset", "galactic", "--out", "x"],
+        ["simulate", "--preset", "tiny", "--days", "100000", "--out", "x"],  # past 2262
+        ["simulate", "--preset", "tiny", "--days", "2", "--out", ""],  # would write here
     ],
 )
 def test_bad_input_prints_one_line_and_fails(argv, capsys, tmp_path, monkeypatch):
@@ -265,6 +267,20 @@ def test_malformed_dates_are_named_by_row(fleet_dir, model_file, tmp_path, capsy
                  str(tmp_path / "hardware.csv"), "--out", str(tmp_path / "m.leap")]) == 2
     err = capsys.readouterr().err
     assert "not a date in 1 row(s) (index [7])" in err and "'2026-02-30'" in err
+
+
+@pytest.mark.parametrize("command", ["fit", "backtest"])
+def test_an_output_over_an_input_is_refused_before_any_work(command, fleet_dir, tmp_path, capsys):
+    import shutil
+
+    fleet = shutil.copytree(fleet_dir, tmp_path / "fleet")
+    before = {p.name: p.read_bytes() for p in fleet.iterdir()}
+    out = fleet / "attempts.parquet" if command == "fit" else fleet
+    code = main([command, "--fleet", str(fleet), "--out", str(out), "--n-estimators", "3",
+                 "--window-days", "2"])
+    err = capsys.readouterr().err
+    assert code == 2 and f"would overwrite {fleet}, an input of this command" in err
+    assert {p.name: p.read_bytes() for p in fleet.iterdir()} == before
 
 
 @pytest.mark.parametrize("option", [["--nights", "0"], ["--window-days", "-1"], ["--held-out", "-2"],

@@ -36,3 +36,12 @@ def test_sizes_grow_from_quick_to_full_and_keep_each_models_trees():
     assert len(quick["held_out_by"]) < len(standard["held_out_by"]) < len(full["held_out_by"])
     # one count for leap and the 400-tree single LightGBM would tilt the comparison
     assert all(size["n_estimators"] is None for size in SIZES.values())
+
+
+def test_held_out_groups_asked_of_the_quick_demo_are_held_out():
+    # the quick size holds nothing out; --held-out 2 was dropped in silence
+    from leapml.demo import _settings
+
+    assert _settings("quick")["held_out_by"] == ()
+    assert _settings("quick", held_out_groups=2)["held_out_by"] == ("hardware_type",)
+    assert _settings("full", held_out_groups=1)["held_out_by"] == ("hardware_type", "model_family")

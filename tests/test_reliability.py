@@ -543,3 +543,26 @@ def test_every_test_the_reliability_page_names_exists():
     for path, name in sorted(named):
         source = (root / path).read_text()
         assert re.search(rf"^def {name}\(", source, re.MULTILINE), f"{path}::{name}"
+
+
+def test_evaluation_arguments_that_would_run_on_nothing_are_refused(tiny_fleet):
+    from leapml.evaluation.backtest import nightly
+    from leapml.evaluation.held_out import held_out
+    from leapml.evaluation.placement_backtest import placement_backtest
+
+    log, hardware = tiny_fleet.attempts, tiny_fleet.hardware
+    model = {"leap": LeapRegressor(n_estimators=3, random_state=0)}
+    # a misspelled type held out nothing, and reported in-distribution figures as held out
+    with pytest.raises(ValueError, match=r"absent from the catalog: \['h100-80gb-sxm5'\].*H100-80GB-SXM5"):
+        placement_backtest(log, hardware, models=model, oracle=tiny_fleet.expected_throughput,
+                           window_days=2, nights=1, jobs_per_night=5, held_out_hardware="h100-80gb-sxm5")
+    for n_groups in (-3, 0, 2.7):
+        with pytest.raises(ValueError, match="n_groups"):
+            held_out(log, hardware, by="hardware_type", n_groups=n_groups, model=model["leap"],
+                     window_days=2)
+    with pytest.raises(ValueError, match="no hardware_type value to hold out"):
+        held_out(log, hardware, by="hardware_type", groups=[], model=model["leap"], window_days=2)
+    for jobs in (0, -1, 2.5):
+        with pytest.raises(ValueError, match="regret_jobs"):
+            nightly(log, hardware, models=model, window_days=2, nights=1, regret_jobs=jobs,
+                    oracle=tiny_fleet.expected_throughput, progress=False)

@@ -280,6 +280,7 @@ def _load_log(args) -> tuple[pd.DataFrame, pd.DataFrame, object]:
 def _demo(args) -> int:
     from .demo import run_demo
 
+    _check_output(args.out, folder=True)
     run_demo(
         args.out,
         size=args.size,
@@ -323,7 +324,7 @@ def _fit(args) -> int:
     from .training import window_counts
 
     _check_window(args)
-    _check_output(args.out)
+    _check_output(args.out, inputs=_inputs(args))
     attempts, hardware, _ = _load_log(args)
     params = dict(PUBLISHED) if args.published else {"router": args.router}
     model = LeapRegressor(random_state=args.seed, **params)
@@ -369,16 +370,28 @@ def _check_window(args) -> None:
         raise _Fail(f"--nights must be 1 or more, got {args.nights}")
 
 
-def _check_output(out: str | None, *, folder: bool = False) -> None:
+def _inputs(args) -> list[str]:
+    """The files and folders a command reads, which its output must not overwrite."""
+    return [value for name in ("fleet", "attempts", "hardware", "submissions", "model")
+            if (value := getattr(args, name, None))]
+
+
+def _check_output(out: str | None, *, folder: bool = False, inputs=()) -> None:
     """Refuse, before any work, an output that could not be written: its folder must be writable.
 
     The nearest folder that exists on the way to ``out`` must be a folder
     this process may create files in (the output, or the folders up to it,
     are created there when the work is done).
     """
+    if out is not None and not str(out).strip():
+        raise _Fail("--out is empty: give a path")
     if not out:
         return
     path = Path(out)
+    for given in inputs:  # an output over an input would destroy what it was made from
+        source = Path(given).resolve()
+        if path.resolve() == source or (source.is_dir() and source in path.resolve().parents):
+            raise _Fail(f"{out} would overwrite {given}, an input of this command: write elsewhere")
     if not folder and path.is_dir():
         raise _Fail(f"{out} is a folder: give a file name")
     if folder and path.exists() and not path.is_dir():
@@ -468,7 +481,7 @@ def _predict(args) -> int:
     from .placement import with_model_sizes
     from .schema import RowsSchemaError, SchemaError
 
-    _check_output(args.out)
+    _check_output(args.out, inputs=_inputs(args))
     model = load(args.model)
     attempts, hardware, _ = _load_log(args)
     submissions = _read_submissions(args.submissions)
@@ -492,7 +505,7 @@ def _rank(args) -> int:
     from .placement import explain_picks, place
     from .schema import RowsSchemaError, SchemaError
 
-    _check_output(args.out)
+    _check_output(args.out, inputs=_inputs(args))
     model = load(args.model)
     feasibility = load_feasibility(args.model)
     attempts, hardware, _ = _load_log(args)
@@ -525,7 +538,7 @@ def _backtest(args) -> int:
     _check_window(args)
     if args.n_jobs == 0:
         raise _Fail("--n-jobs must be 1 or more (-1: one per core), got 0")
-    _check_output(args.out, folder=True)
+    _check_output(args.out, folder=True, inputs=_inputs(args))
     attempts, hardware, fleet = _load_log(args)
     models = default_models(random_state=args.seed, n_estimators=args.n_estimators)
     result = nightly(

@@ -163,6 +163,8 @@ def _settings(size: str, **given) -> dict:
     for name, least in (("nights", 1), ("window_days", 1), ("held_out_groups", 0)):
         if int(settings[name]) != settings[name] or settings[name] < least:
             raise ValueError(f"{name} must be an integer >= {least}, got {settings[name]!r}")
+    if settings["held_out_groups"] > 0 and not settings["held_out_by"]:
+        settings["held_out_by"] = ("hardware_type",)  # groups asked of a size that holds none out
     if settings["n_estimators"] is not None and settings["n_estimators"] < 1:
         raise ValueError(f"n_estimators must be >= 1, got {settings['n_estimators']}")
     return settings

@@ -317,6 +317,8 @@ def nightly(
     """
     require_at_least("window_days", window_days, 1)
     nights = require_whole("nights", nights)
+    if regret_jobs is not None:
+        regret_jobs = require_whole("regret_jobs", regret_jobs)  # None: every job
     require_function("oracle", oracle)
     require_function("submission_oracle", submission_oracle)
     # duplicate ids, bad statuses or costs are named here rather than skewing the scores

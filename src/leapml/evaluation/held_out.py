@@ -12,6 +12,7 @@ from tqdm.auto import tqdm
 
 from .._calendar import add_days, day_start, on_clock
 from ..features import build_features
+from ..schema.rules import require_whole
 from ..training import completed_between
 from .metrics import within_tolerance
 
@@ -103,8 +104,12 @@ def held_out(
         raise ValueError("no training or test rows around the chosen night; check the dates")
     key = attempts[by].astype(str)
     if groups is None:
+        n_groups = require_whole("n_groups", n_groups)
         counts = key[test].value_counts()
         groups = counts.index[:n_groups].tolist()
+    groups = list(groups)
+    if not groups:
+        raise ValueError(f"no {by} value to hold out: give groups at least one")
     unknown = sorted(set(map(str, groups)) - set(key.unique()))
     if unknown:
         raise ValueError(f"{by} value(s) not in the log: {unknown}")

@@ -26,7 +26,13 @@ from ..features import PeakLog, build_features, candidate_rows, outcome_known_ti
 from ..placement import same_families
 from ..ranking import DEFAULT_OBJECTIVE, IF_NONE_FIT, NEEDS_INTERVAL, OBJECTIVES, rank_candidates
 from ..schema import validate_attempts, validate_hardware
-from ..schema.rules import require_at_least, require_function, require_models, require_whole
+from ..schema.rules import (
+    absent_from_catalog,
+    require_at_least,
+    require_function,
+    require_models,
+    require_whole,
+)
 from ..training import (
     completed_between,
     fit_calibrated,
@@ -229,6 +235,10 @@ def placement_backtest(
     attempts = attempts.reset_index(drop=True)
     history = attempts
     if held_out_hardware is not None:
+        catalog = hardware["hardware_type"].astype(str)
+        if held_out_hardware not in set(catalog):  # else a held-out run quietly holds out nothing
+            raise ValueError(absent_from_catalog([str(held_out_hardware)], catalog_names=catalog)
+                             + " (held_out_hardware)")
         # the type has just arrived: no feature reads a run on it either
         history = attempts[(attempts["hardware_type"].astype(str) != held_out_hardware).to_numpy()]
     features = build_features(attempts, hardware, history=history)

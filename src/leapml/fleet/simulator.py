@@ -297,9 +297,12 @@ def simulate(
     params["attempts_per_day"] = per_day
     start_ts = read_time(start)
     params["start"] = str(start_ts)
-
     start_ns = start_ts.value
-    end_ns = (start_ts + pd.Timedelta(days=days)).value
+    try:
+        end_ns = (start_ts + pd.Timedelta(days=days)).as_unit("ns").value
+    except (OverflowError, ValueError) as err:  # pandas' out-of-bounds errors are ValueErrors
+        raise ValueError(f"days={days} from {start_ts} runs past {pd.Timestamp.max.date()}, "
+                         "the last day a log's times can hold") from err
     rng = np.random.default_rng([seed, 11])
     hardware = hardware_catalog(start=start_ts, days=days)
     models = model_catalog(seed, n_types=n_model_types, zipf_exponent=zipf_exponent)
