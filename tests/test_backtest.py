@@ -164,3 +164,12 @@ def test_feasibility_can_be_plugged_in(tiny_fleet, quick_models):
     assert (picked["regret"] == 1.0).all()  # no type considered: nothing runs
     with pytest.raises(ValueError, match="one finite value per candidate"):
         nightly(tiny_fleet.attempts, tiny_fleet.hardware, feasibility=lambda c, X: np.ones(3), **kwargs)
+
+
+def test_warnings_of_nights_run_in_parallel_reach_the_caller(tiny_fleet):
+    # a worker process printed its warnings itself, file and line included, past any filter
+    from leapml import LeapRegressor
+
+    with pytest.warns(UserWarning, match="training rows are too few for n_bins=13"):
+        nightly(tiny_fleet.attempts, tiny_fleet.hardware, window_days=2, nights=2, n_jobs=2,
+                models={"leap": LeapRegressor(n_estimators=3, random_state=0)}, progress=False)

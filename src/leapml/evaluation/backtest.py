@@ -365,7 +365,8 @@ def nightly(
 
     context = _Context(attempts, hardware, features, models, window_days, oracle, regret_jobs,
                        submission_oracle, feasibility, outcome_known)
-    tasks = (delayed(_run_night)(context, night, random_state + i) for i, night in enumerate(night_list))
+    run = _run_night if n_jobs == 1 else _run_night_in_worker
+    tasks = (delayed(run)(context, night, random_state + i) for i, night in enumerate(night_list))
     results = Parallel(n_jobs=n_jobs, return_as="generator")(tasks)
     if n_jobs == 1:
         # in one process the bar moves per model fitted, naming the night and the model
@@ -375,8 +376,12 @@ def nightly(
         with context.bar:
             parts = list(results)
     else:
-        parts = list(tqdm(results, total=len(night_list), desc="nights", unit="night",
-                          disable=not progress))
+        parts = []
+        for part, caught in tqdm(results, total=len(night_list), desc="nights", unit="night",
+                                 disable=not progress):
+            parts.append(part)
+            for category, message in caught:  # a worker's warnings, said here as the user's
+                warnings.warn(message, category, stacklevel=2)
     parts = [p for p in parts if p is not None]
     if not parts:
         raise ValueError(
@@ -414,6 +419,15 @@ class _Context:
     def advance(self) -> None:
         if self.bar is not None:
             self.bar.update()
+
+
+def _run_night_in_worker(ctx: _Context, night: pd.Timestamp, seed: int):
+    """:func:`_run_night` and the warnings it raised, for the calling process to raise: a
+    worker process would print them on its own, file and line included."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        part = _run_night(ctx, night, seed)
+    return part, [(w.category, str(w.message)) for w in caught]
 
 
 def _run_night(ctx: _Context, night: pd.Timestamp, seed: int):
