@@ -139,3 +139,13 @@ def test_summary_leaves_out_the_nights_caveat_at_thirty_nights():
     text = summarize(BacktestResult(scores, pd.DataFrame()), preset="production")
     assert "30 night(s) of the synthetic fleet" in text
     assert "narrower" not in text
+
+
+def test_a_result_of_no_night_is_no_report(result, tmp_path):
+    for empty in (BacktestResult(result.scores.iloc[:0], result.predictions.iloc[:0], None,
+                                 result.fit_seconds),
+                  BacktestResult(result.scores, result.predictions, result.regret.iloc[:0],
+                                 result.fit_seconds)):
+        with pytest.raises(ValueError, match="nothing to report"):
+            write_report(empty, tmp_path / "report", plots=False)
+    assert not (tmp_path / "report").exists()

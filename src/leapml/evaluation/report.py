@@ -356,6 +356,9 @@ def write_report(
     >>> path.read_text().splitlines()[:3]
     ['# leapml backtest', '', '## Summary']
     """
+    if not len(result.scores) or (result.regret is not None and not len(result.regret)):
+        # a report of no night would read as one: "0 night(s) (NaT to NaT)"
+        raise ValueError("the result scores no night (or ranks no job): nothing to report")
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     write_table(result.scores, directory / "scores.csv")
