@@ -195,3 +195,18 @@ def test_submissions_read_the_spellings_fit_reads(good, tmp_path, capsys, comman
         assert main(argv) == 0, capsys.readouterr().err
         answers.append(capsys.readouterr().out)
     assert answers[0] == answers[1]
+
+
+def test_a_reader_that_stops_early_is_no_error(good, tiny_fleet, tmp_path):
+    """`leapml rank ... | head -1`: the closed pipe ended in an error line and exit 2."""
+    path = tmp_path / "many.csv"
+    tiny_fleet.jobs[LAUNCH].head(200).to_csv(path, index=False)  # far more than a pipe holds
+    argv = _argv(good, "submissions.csv", path)
+    argv[0] = "rank"
+    process = subprocess.Popen([sys.executable, "-m", "leapml.cli", *argv], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+    assert process.stdout.readline()  # the header, then the reader goes away
+    process.stdout.close()
+    err = process.stderr.read()
+    assert process.wait(timeout=120) == 0
+    assert "error" not in err and "Traceback" not in err

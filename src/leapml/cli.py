@@ -88,6 +88,9 @@ def _main(argv: list[str] | None) -> int:
         with warnings.catch_warnings():
             warnings.showwarning = _one_line_warning(args.command)
             return args.run(args) or 0
+    except BrokenPipeError:  # the reader stopped early (leapml rank ... | head): not an error
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except (_Fail, ValueError, TypeError, KeyError, OSError) as err:
         message = " ".join(str(err).split()) or type(err).__name__
         print(f"leapml {args.command}: error: {message}", file=sys.stderr)
