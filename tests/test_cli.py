@@ -408,3 +408,19 @@ def test_a_fleet_and_files_together_are_refused(fleet_dir, tmp_path, capsys):
     assert main(["fit", "--fleet", str(fleet_dir), "--attempts", "a.csv", "--hardware", "h.csv",
                  "--out", str(tmp_path / "m.leap")]) == 2
     assert "not both" in capsys.readouterr().err
+
+
+def test_rank_by_an_interval_objective_needs_a_calibrated_model(fleet_dir, tmp_path, capsys):
+    model = tmp_path / "plain.leap"
+    assert main(["fit", "--fleet", str(fleet_dir), "--out", str(model), "--window-days", "5",
+                 "--n-estimators", "3", "--calibration-days", "0", "--no-feasibility"]) == 0
+    submissions = tmp_path / "subs.csv"
+    pd.read_parquet(fleet_dir / "attempts.parquet").head(2).to_csv(submissions, index=False)
+    capsys.readouterr()
+    code = main(["rank", "--model", str(model), "--fleet", str(fleet_dir), "--submissions",
+                 str(submissions), "--objective", "lower_quantile_per_cost"])
+    err = capsys.readouterr().err
+    assert code == 2 and "fit it with --calibration-days 1 (leapml fit)" in err
+    # and a seed no generator takes is named as the option
+    assert main(["fit", "--fleet", str(fleet_dir), "--out", str(model), "--seed", "99999999999"]) == 2
+    assert "--seed must be a whole number in [0, 2**32 - 1]" in capsys.readouterr().err

@@ -87,6 +87,9 @@ def _main(argv: list[str] | None) -> int:
     try:
         with warnings.catch_warnings():
             warnings.showwarning = _one_line_warning(args.command)
+            seed = getattr(args, "seed", None)
+            if seed is not None and not 0 <= seed < 2**32:  # NumPy's and LightGBM's seeds
+                raise _Fail(f"--seed must be a whole number in [0, 2**32 - 1], got {seed}")
             return args.run(args) or 0
     except BrokenPipeError:  # the reader stopped early (leapml rank ... | head): not an error
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
@@ -506,10 +509,14 @@ def _predict(args) -> int:
 def _rank(args) -> int:
     from .model_file import load, load_feasibility
     from .placement import explain_picks, place
+    from .ranking import NEEDS_INTERVAL
     from .schema import RowsSchemaError, SchemaError
 
     _check_output(args.out, inputs=_inputs(args))
     model = load(args.model)
+    if args.objective in NEEDS_INTERVAL and not hasattr(model, "calibration_"):
+        raise _Fail(f"--objective {args.objective} needs prediction intervals, and {args.model} "
+                    "has none: fit it with --calibration-days 1 (leapml fit)")
     feasibility = load_feasibility(args.model)
     attempts, hardware, _ = _load_log(args)
     submissions = _read_submissions(args.submissions)
@@ -519,10 +526,8 @@ def _rank(args) -> int:
                        feasibility=feasibility, min_fit_probability=args.min_fit_probability,
                        coverage=args.coverage, objective=args.objective,
                        if_none_fit=args.if_none_fit)
-    except RowsSchemaError as err:
-        # the rows named are those of the candidate table, one per submission and type
-        raise SchemaError(f"{args.submissions} (as candidate rows, one per submission and "
-                          "hardware type)", err.problems) from None
+    except RowsSchemaError as err:  # the submissions' own rows are named
+        raise SchemaError(args.submissions, err.problems) from None
     code = _emit(ranked, args.out)
     if args.explain:
         reasons = explain_picks(model, ranked, submissions, hardware, history=attempts)
