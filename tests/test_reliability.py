@@ -420,8 +420,10 @@ def test_fleet_folder_missing_a_table_or_not_a_folder(fleet_dir):
     (fleet_dir / "releases.parquet").unlink()
     with pytest.raises(FileNotFoundError, match=r"releases\.parquet"):
         load_fleet(fleet_dir)
-    with pytest.raises(FileNotFoundError, match="not a fleet folder"):
+    with pytest.raises(FileNotFoundError, match=r"not a fleet folder \(a file, not a folder\)"):
         load_fleet(fleet_dir / "attempts.parquet")
+    with pytest.raises(FileNotFoundError, match=r"not a fleet folder \(no such directory\)"):
+        load_fleet(fleet_dir / "elsewhere")
 
 
 def test_corrupt_fleet_params_are_named(fleet_dir):

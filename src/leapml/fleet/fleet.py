@@ -265,7 +265,8 @@ def load_fleet(directory: str | os.PathLike) -> Fleet:
     """
     directory = Path(directory)
     if not directory.is_dir():
-        raise FileNotFoundError(f"{directory} is not a fleet folder (no such directory)")
+        why = "a file, not a folder" if directory.exists() else "no such directory"
+        raise FileNotFoundError(f"{directory} is not a fleet folder ({why})")
     tables = {name: read_table(directory / f"{name}.parquet") for name in _TABLE_FILES}
     # a foreign or hand-edited table is named here, not deep inside a later call
     for name, required in _REQUIRED_COLUMNS.items():
