@@ -22,6 +22,7 @@ from .features import (
     PeakLog,
     build_features,
     candidate_rows,
+    check_jobs,
     hardware_type_names,
 )
 from .ranking import DEFAULT_OBJECTIVE, rank_arrays
@@ -229,15 +230,22 @@ def _predictions(model, jobs, hardware, history, at, hardware_types,
 
 
 def with_model_sizes(jobs, history):
-    """``jobs`` with the model sizes they lack read from ``history`` (:class:`ModelSizes`)."""
-    if isinstance(history, HistoryIndex):
-        return history.model_sizes.fill(jobs)
-    if not (isinstance(jobs, pd.DataFrame) and isinstance(history, pd.DataFrame)):
+    """``jobs`` with the model sizes they lack read from ``history`` (:class:`ModelSizes`),
+    once the jobs are checked: a bad value is named before anything is read for it."""
+    if not isinstance(jobs, pd.DataFrame):
         return jobs
-    held = [c for c in MODEL_SIZE_COLUMNS if c in history.columns]
-    if any(c not in jobs.columns or jobs[c].isna().any() for c in held):
-        return ModelSizes.of(history).fill(jobs)
-    return jobs
+    if isinstance(history, HistoryIndex):
+        sizes = history.model_sizes
+    elif isinstance(history, pd.DataFrame) and any(
+            c not in jobs.columns or jobs[c].isna().any()
+            for c in MODEL_SIZE_COLUMNS if c in history.columns):
+        sizes = ModelSizes.of(history)
+    else:
+        return jobs
+    if sizes.by_job is not None and any(c not in jobs.columns or jobs[c].isna().any()
+                                        for c in sizes.by_job.columns):
+        check_jobs(jobs)
+    return sizes.fill(jobs)
 
 
 def _not_introduced(hardware, hardware_types, times) -> np.ndarray:

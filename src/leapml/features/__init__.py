@@ -30,7 +30,7 @@ feasibility model reads as :data:`MEASURED_PEAK`.
 """
 from __future__ import annotations
 
-from leapml.features.build import build_features, candidate_rows, hardware_type_names
+from leapml.features.build import build_features, candidate_rows, check_jobs, hardware_type_names
 from leapml.features.columns import FeatureColumns
 from leapml.features.history_index import HistoryIndex
 from leapml.features.names import (
@@ -60,6 +60,7 @@ __all__ = [
     "QUERY_COLUMNS",
     "build_features",
     "candidate_rows",
+    "check_jobs",
     "feature_names",
     "hardware_type_names",
     "outcome_known_time",

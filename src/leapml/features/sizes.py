@@ -80,9 +80,6 @@ class ModelSizes:
         lacking = [c for c in self.by_job.columns if c not in jobs.columns or jobs[c].isna().any()]
         if not lacking or "job_id" not in jobs.columns or "model_type" not in jobs.columns:
             return jobs
-        from leapml.features.build import check_jobs
-
-        check_jobs(jobs)  # a bad value is named before anything is read for it
         jobs = jobs.copy()
         ids, models = _text(jobs["job_id"]), _text(jobs["model_type"])
         read = {}
