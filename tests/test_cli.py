@@ -284,7 +284,7 @@ def test_an_output_over_an_input_is_refused_before_any_work(command, fleet_dir, 
 
 
 @pytest.mark.parametrize("option", [["--nights", "0"], ["--window-days", "-1"], ["--held-out", "-2"],
-                                    ["--preset", "huge"]])
+                                    ["--preset", "huge"], ["--n-jobs", "0"], ["--seed", "-1"]])
 def test_demo_refuses_bad_arguments_before_simulating(option, monkeypatch, capsys):
     import leapml.fleet
 
@@ -421,6 +421,10 @@ def test_rank_by_an_interval_objective_needs_a_calibrated_model(fleet_dir, tmp_p
                  str(submissions), "--objective", "lower_quantile_per_cost"])
     err = capsys.readouterr().err
     assert code == 2 and "fit it with --calibration-days 1 (leapml fit)" in err
+    # a coverage the model cannot give is said to have no effect
+    code = main(["rank", "--model", str(model), "--fleet", str(fleet_dir), "--submissions",
+                 str(submissions), "--coverage", "0.5", "--out", str(tmp_path / "r.csv")])
+    assert code == 0 and "--coverage 0.5 has no effect" in capsys.readouterr().err
     # and a seed no generator takes is named as the option
     assert main(["fit", "--fleet", str(fleet_dir), "--out", str(model), "--seed", "99999999999"]) == 2
     assert "--seed must be a whole number in [0, 2**32 - 1]" in capsys.readouterr().err

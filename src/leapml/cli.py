@@ -287,6 +287,8 @@ def _demo(args) -> int:
     from .demo import run_demo
 
     _check_output(args.out, folder=True)
+    if args.n_jobs == 0:  # refused before the fleet is simulated, in the command's words
+        raise _Fail("--n-jobs must be 1 or more (-1: every core), got 0")
     run_demo(
         args.out,
         size=args.size,
@@ -514,6 +516,9 @@ def _rank(args) -> int:
 
     _check_output(args.out, inputs=_inputs(args))
     model = load(args.model)
+    if args.coverage != 0.8 and not hasattr(model, "calibration_"):
+        warnings.warn(f"--coverage {args.coverage} has no effect: {args.model} has no prediction "
+                      "intervals (fit it with --calibration-days 1)", UserWarning, stacklevel=2)
     if args.objective in NEEDS_INTERVAL and not hasattr(model, "calibration_"):
         raise _Fail(f"--objective {args.objective} needs prediction intervals, and {args.model} "
                     "has none: fit it with --calibration-days 1 (leapml fit)")
