@@ -175,11 +175,16 @@ def test_predict_scores_each_submission_on_its_hardware(fleet_dir, model_file, t
         ["simulate", "--preset", "galactic", "--out", "x"],
         ["simulate", "--preset", "tiny", "--days", "100000", "--out", "x"],  # past 2262
         ["simulate", "--preset", "tiny", "--days", "2", "--out", ""],  # would write here
+        ["fit", "--n-estimators", "abc", "--out", "m.leap"],  # argparse's own errors too
+        ["demo", "--quick", "--full"],
     ],
 )
 def test_bad_input_prints_one_line_and_fails(argv, capsys, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    code = main(argv)
+    try:
+        code = main(argv)
+    except SystemExit as done:  # argparse ends the process itself
+        code = done.code
     err = capsys.readouterr().err
     assert code == 2
     assert "Traceback" not in err

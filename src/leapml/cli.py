@@ -110,8 +110,15 @@ def _one_line_warning(command: str):
     return show
 
 
+class _OneLineParser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line, as every other error of the command."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _OneLineParser(
         prog="leapml",
         description="Predict training throughput on every hardware type and rank candidates.",
     )
