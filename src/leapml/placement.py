@@ -25,10 +25,10 @@ from .features import (
     check_jobs,
     hardware_type_names,
 )
+from .features.sizes import lacking_sizes
 from .ranking import DEFAULT_OBJECTIVE, rank_arrays
 from .regressor import LeapRegressor
-from .schema.columns import MODEL_SIZE_COLUMNS
-from .schema.rules import as_text, describe_rows
+from .schema.rules import describe_rows, text_values
 from .training import (
     EVIDENCE_COLUMNS,
     FEASIBILITY_FEATURES,
@@ -236,14 +236,11 @@ def with_model_sizes(jobs, history):
         return jobs
     if isinstance(history, HistoryIndex):
         sizes = history.model_sizes
-    elif isinstance(history, pd.DataFrame) and any(
-            c not in jobs.columns or jobs[c].isna().any()
-            for c in MODEL_SIZE_COLUMNS if c in history.columns):
-        sizes = ModelSizes.of(history)
+    elif isinstance(history, pd.DataFrame) and lacking_sizes(jobs, history.columns):
+        sizes = ModelSizes.of(history)  # read only when some size is lacking: a pass over the log
     else:
         return jobs
-    if sizes.by_job is not None and any(c not in jobs.columns or jobs[c].isna().any()
-                                        for c in sizes.by_job.columns):
+    if sizes.by_job is not None and lacking_sizes(jobs, sizes.by_job.columns):
         check_jobs(jobs)
     return sizes.fill(jobs)
 
@@ -293,7 +290,7 @@ def _fit_probability(feasibility, X, job_id, hardware_type) -> np.ndarray:
             X = X[list(names)]  # the columns it was fitted on, e.g. FEASIBILITY_FEATURES
         return np.asarray(feasibility.fit_probability(X), dtype=float)
     known = _known_probability(feasibility)
-    keys = pd.MultiIndex.from_arrays([pd.Index(_text_ids(job_id)),
+    keys = pd.MultiIndex.from_arrays([pd.Index(text_values(job_id)),
                                       pd.Index(np.asarray(hardware_type, dtype=str))])
     where = known.index.get_indexer(keys)
     if (where < 0).any():
@@ -303,11 +300,6 @@ def _fit_probability(feasibility, X, job_id, hardware_type) -> np.ndarray:
             f"{missing}; give one row per (job_id, hardware_type) candidate"
         )
     return known.to_numpy(float)[where]  # a row's NaN or <NA>: fitting unknown, as in ranking
-
-
-def _text_ids(values) -> np.ndarray:
-    """Job ids as text, as the rest of the library matches them: job 413 is job "413"."""
-    return as_text(pd.Series(np.asarray(values, dtype=object))).astype(str).to_numpy(dtype=object)
 
 
 def _known_probability(feasibility: pd.DataFrame) -> pd.Series:
@@ -322,7 +314,7 @@ def _known_probability(feasibility: pd.DataFrame) -> pd.Series:
     values = feasibility[value]
     if value == "feasible" and not pd.api.types.is_bool_dtype(values.dtype):
         raise ValueError(f"feasibility column 'feasible' must be boolean, got dtype {values.dtype}")
-    index = pd.MultiIndex.from_arrays([pd.Index(_text_ids(feasibility["job_id"])),
+    index = pd.MultiIndex.from_arrays([pd.Index(text_values(feasibility["job_id"])),
                                        pd.Index(feasibility["hardware_type"].astype(str))])
     known = pd.Series(values.to_numpy(dtype=float, na_value=np.nan), index=index)
     if not known.index.is_unique:
@@ -431,7 +423,7 @@ def _refuse_repeated_jobs(jobs) -> None:
     """A job given twice would rank its candidates twice: named by the jobs' own rows."""
     if not isinstance(jobs, pd.DataFrame) or "job_id" not in jobs.columns:
         return  # named by the checks of the jobs
-    ids = _text_ids(jobs["job_id"])
+    ids = text_values(jobs["job_id"])
     twice = pd.Series(ids).duplicated(keep=False).to_numpy()
     if twice.any():
         raise ValueError(f"jobs gives job_id {sorted(set(ids[twice]))[:5]} more than once, in "

@@ -18,9 +18,15 @@ import numpy as np
 import pandas as pd
 
 from leapml.schema.columns import MODEL_SIZE_COLUMNS
-from leapml.schema.rules import as_text, floats
+from leapml.schema.rules import floats, text_values
 
-__all__ = ["ModelSizes"]
+__all__ = ["ModelSizes", "lacking_sizes"]
+
+
+def lacking_sizes(jobs: pd.DataFrame, columns) -> list[str]:
+    """The model-size columns among ``columns`` that ``jobs`` lacks, or holds a null in."""
+    return [c for c in MODEL_SIZE_COLUMNS
+            if c in columns and (c not in jobs.columns or jobs[c].isna().any())]
 
 
 class ModelSizes:
@@ -52,8 +58,8 @@ class ModelSizes:
         if not columns or "job_id" not in log.columns or "model_type" not in log.columns:
             return cls(None, None)
         frame = pd.DataFrame({c: floats(log[c]) for c in columns})
-        frame["job_id"] = _text(log["job_id"])
-        frame["model_type"] = _text(log["model_type"])
+        frame["job_id"] = text_values(log["job_id"])
+        frame["model_type"] = text_values(log["model_type"])
         frame = frame.dropna(how="all", subset=columns)
         if not len(frame):
             return cls(None, None)
@@ -77,11 +83,11 @@ class ModelSizes:
         own job's, else its model type's median; a warning counts what was read."""
         if self.by_job is None or not isinstance(jobs, pd.DataFrame) or not len(jobs):
             return jobs
-        lacking = [c for c in self.by_job.columns if c not in jobs.columns or jobs[c].isna().any()]
+        lacking = lacking_sizes(jobs, self.by_job.columns)
         if not lacking or "job_id" not in jobs.columns or "model_type" not in jobs.columns:
             return jobs
         jobs = jobs.copy()
-        ids, models = _text(jobs["job_id"]), _text(jobs["model_type"])
+        ids, models = text_values(jobs["job_id"]), text_values(jobs["model_type"])
         read = {}
         for column in lacking:
             given = floats(jobs[column]) if column in jobs.columns else np.full(len(jobs), np.nan)
@@ -96,6 +102,3 @@ class ModelSizes:
                           "predicts far off without them)", UserWarning, stacklevel=3)
         return jobs
 
-
-def _text(values: pd.Series) -> np.ndarray:
-    return as_text(values).astype(str).to_numpy(dtype=object)

@@ -242,6 +242,12 @@ def as_text(series: pd.Series) -> pd.Series:
     return pd.Series(text, index=series.index, name=series.name, dtype=object, copy=False)
 
 
+def text_values(values) -> np.ndarray:
+    """Ids or names as an array of text, as :func:`as_text` reads them (job 413 is "413")."""
+    series = values if isinstance(values, pd.Series) else pd.Series(np.asarray(values, dtype=object))
+    return as_text(series).astype(str).to_numpy(dtype=object)
+
+
 # -- the rules: each appends its problem (if any) to ``problems`` -----------------
 # ``rows`` restricts a rule to a boolean mask of the frame (the ok rows of a history).
 
