@@ -37,7 +37,7 @@ def _tiny_log():
     return log.assign(attempt_id=np.arange(len(log)))
 
 
-def test_a_peak_counts_once_known_for_its_job_configuration_and_devices_per_host():
+def test_a_peak_counts_once_known_for_its_job_configuration_and_host_where_it_matters():
     catalog = make_catalog(5)
     log = _tiny_log()
     peaks = PeakLog.of(log, catalog)
@@ -52,7 +52,18 @@ def test_a_peak_counts_once_known_for_its_job_configuration_and_devices_per_host
     assert measured("j1", 8, "V100", 2.5) == 12.0  # the largest of the runs known
     assert measured("j1", 16, "V100", 2.5) == 30.0  # another batch: another configuration
     assert np.isnan(measured("j3", 8, "V100", 9))  # a job that never ran
-    assert np.isnan(measured("j1", 8, "MI250X", 9))  # 4 devices a host, not 8
+    # fsdp shards over every trainer: a host of 4 devices needs what one of 8 measured
+    assert measured("j1", 8, "MI250X", 9) == 12.0
+    # tensor parallelism shards within a host: only hosts of as many devices count
+    tensor = PeakLog.of(log.assign(parallelism="tensor"), catalog)
+    ask = pd.DataFrame([_run("j1", 8, "V100", 0, 0.0), _run("j1", 8, "MI250X", 0, 0.0)]).assign(
+        parallelism="tensor")
+    np.testing.assert_array_equal(tensor.before(ask, catalog, START + pd.Timedelta(hours=9)),
+                                  [12.0, np.nan])
+    # a style the library does not know keeps the host's size in the key, as tensor does
+    pipeline = PeakLog.of(log.assign(parallelism="pipeline"), catalog)
+    assert np.isnan(pipeline.before(ask.assign(parallelism="pipeline"), catalog,
+                                    START + pd.Timedelta(hours=9))[1])
     # one time for all rows, or each row's own submit_time
     rows = pd.DataFrame([_run("j1", 8, "A100", 0, 0.0)] * 2).assign(
         submit_time=[START + pd.Timedelta(hours=1.5), START + pd.Timedelta(hours=3)])

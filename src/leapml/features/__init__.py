@@ -42,7 +42,7 @@ from leapml.features.names import (
     QUERY_COLUMNS,
     feature_names,
 )
-from leapml.features.peaks import MEASURED_PEAK, PeakLog
+from leapml.features.peaks import HOST_FREE_PARALLELISM, MEASURED_PEAK, PeakLog
 from leapml.features.rows import outcome_known_time
 from leapml.features.sizes import ModelSizes
 
@@ -52,6 +52,7 @@ __all__ = [
     "HISTORY_COLUMNS",
     "OUTCOME_KNOWN_RULES",
     "HistoryIndex",
+    "HOST_FREE_PARALLELISM",
     "MEASURED_PEAK",
     "ModelSizes",
     "OTHER_PRECISION_FALLBACK",

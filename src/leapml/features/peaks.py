@@ -2,10 +2,13 @@
 
 A log's ``peak_memory_gb`` (optional) is the memory one trainer of a
 completed run held at its peak. A job that ran before in the very
-configuration it is submitted with has told the log what it needs, on any
-hardware type with as many devices per host (tensor parallelism shards
-within a host): the feasibility model reads that measured need where a log
-has one, and a need predicted from the configuration where it has none.
+configuration it is submitted with has told the log what it needs: the
+feasibility model reads that measured need where a log has one, and a need
+predicted from the configuration where it has none. What one trainer needs
+does not depend on the host's size when the model is replicated or sharded
+over every trainer (:data:`HOST_FREE_PARALLELISM`), so such a measurement
+carries to every hardware type; under any other parallelism (tensor
+parallelism shards within a host) only to types with as many devices per host.
 """
 
 from __future__ import annotations
@@ -18,12 +21,20 @@ from leapml.features.rows import outcome_known_time
 from leapml.schema import normalize_precision
 from leapml.schema.rules import require_frame
 
-__all__ = ["MEASURED_PEAK", "PeakLog"]
+__all__ = ["HOST_FREE_PARALLELISM", "MEASURED_PEAK", "PeakLog"]
 
 #: The column the feasibility model reads the measured need from: the largest
 #: ``peak_memory_gb`` of the job's earlier completed runs in the row's launch
-#: configuration on hardware with as many devices per host (NaN: none).
+#: configuration, on any hardware under :data:`HOST_FREE_PARALLELISM`, else on
+#: hardware with as many devices per host (NaN: none).
 MEASURED_PEAK = "job_config_peak_memory_gb"
+#: Parallelism styles whose memory per trainer does not depend on how many devices
+#: share a host: ``data`` (each trainer holds the whole model), ``fsdp`` (training
+#: state sharded over every trainer) and ``hybrid`` (embedding tables sharded over
+#: every trainer, the dense part replicated). A peak measured under one of them
+#: holds on a host of any size; under another (``tensor``, sharded within a host,
+#: or a style not named here) only on hosts of as many devices.
+HOST_FREE_PARALLELISM = ("data", "fsdp", "hybrid")
 
 class PeakLog:
     """The peaks of a log's completed runs, keyed by job and launch configuration.
@@ -130,19 +141,22 @@ class PeakLog:
 
 
 def _keys(rows: pd.DataFrame, hardware: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
-    """Each row's key (a hash of the job, its configuration and its hardware's devices per
-    host, NaN where the catalog does not say) and whether its hardware type is in the catalog."""
+    """Each row's key (a hash of the job, its configuration and, unless its parallelism is
+    in :data:`HOST_FREE_PARALLELISM`, its hardware's devices per host, NaN where the catalog
+    does not say) and whether its hardware type is in the catalog."""
     names = hardware["hardware_type"].astype(str)
     per_host = (pd.to_numeric(hardware["devices_per_host"], errors="coerce")
                 if "devices_per_host" in hardware.columns else pd.Series(np.nan, index=names.index))
     types = rows["hardware_type"].astype(str)
     devices = types.map(dict(zip(names, per_host, strict=True))).to_numpy(dtype=float)
+    parallelism = _spelled(rows["parallelism"], lambda v: str(v).strip().lower())
+    # the host's size is part of the key only where the need depends on it
+    devices = np.where(np.isin(parallelism, HOST_FREE_PARALLELISM), 0.0, devices)
     parts = {"job_id": rows["job_id"].astype(str).to_numpy(dtype=object),
              **{c: pd.to_numeric(rows[c], errors="coerce").to_numpy(dtype=float, na_value=np.nan)
                 for c in ("trainer_count", "batch_size", "seq_len")},
              "precision": _spelled(rows["precision"], normalize_precision),
-             "parallelism": _spelled(rows["parallelism"], lambda v: str(v).strip().lower()),
-             "devices_per_host": devices}
+             "parallelism": parallelism, "devices_per_host": devices}
     key = pd.util.hash_pandas_object(pd.DataFrame(parts), index=False).to_numpy(dtype=np.uint64)
     return key, types.isin(set(names)).to_numpy()
 
