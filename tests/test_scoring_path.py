@@ -16,6 +16,7 @@ from test_features import make_catalog, make_log
 
 import leapml.placement as placement
 from leapml import LeapRegressor
+from leapml._job_miss import predict_by_job
 from leapml.evaluation.baselines import single_model_reference
 from leapml.feasibility import FeasibilityClassifier
 from leapml.features import (
@@ -74,7 +75,7 @@ def _by_frames(model, jobs, fleet, index, at, types, top_k=None, feasibility=Non
     X = index.features(rows)
     predictions = rows[["job_id", "hardware_type", "trainer_count"]].assign(
         hardware_type=rows["hardware_type"].astype(str),
-        predicted_throughput=np.asarray(model.predict(X), dtype=float),
+        predicted_throughput=predict_by_job(model, X, pd.factorize(rows["job_id"])[0])[0],
         fit_probability=(np.nan if feasibility is None
                          else feasibility.fit_probability(X[feasibility.feature_names_in_])),
         throughput_low=np.nan,  # the models here are not calibrated

@@ -15,6 +15,7 @@ import pandas as pd
 
 from ._calendar import on_or_before, read_time, utc_ns
 from ._frames import cached_index, column_values, frame_of_arrays, require_unique_columns, taken
+from ._job_miss import predict_by_job
 from .features import (
     FeatureColumns,
     HistoryIndex,
@@ -218,8 +219,9 @@ def _predictions(model, jobs, hardware, history, at, hardware_types,
             feasibility, "measured_need_column", None) is not None:
         frame = _with_peaks(frame, feasibility, jobs, names, at, history, hardware)
     read = X if isinstance(model, LeapRegressor) else frame
-    predicted = np.asarray(model.predict(read), dtype=float)
-    interval = _interval(model, read, coverage, n_jobs * n_types)
+    # a job's candidates are predicted together: its miss where it ran carries to the rest
+    predicted, shift = predict_by_job(model, read, repeat)
+    interval = _interval(model, read, coverage, n_jobs * n_types) * np.exp(shift)[:, None]
     if not_yet is not None and not_yet.any():  # no prediction for a type not there yet
         predicted, interval = predicted.copy(), np.array(interval, dtype=float)
         predicted[not_yet], interval[not_yet] = np.nan, np.nan
@@ -479,6 +481,26 @@ def _just_after(history) -> pd.Timestamp:
     return pd.Timestamp(latest) + pd.Timedelta(seconds=1)
 
 
+#: The reason :func:`explain_picks` names for the shift a job's runs on its other types gave a
+#: pick (see :data:`leapml._job_miss.HISTORY_TRANSFER`).
+CARRIED_MISS = "(the job's runs on other types)"
+
+
+def _carried_miss(model, X, picks, rows):
+    """Each pick's shift by its job's runs on other types, as explain rows (None: none)."""
+    if "predicted_throughput" not in picks.columns:
+        return None
+    ranked = picks.assign(job_id=picks["job_id"].astype(str), hardware_type=picks["hardware_type"].astype(str))
+    keys = pd.MultiIndex.from_arrays([rows["job_id"].astype(str), rows["hardware_type"].astype(str)])
+    given = ranked.set_index(["job_id", "hardware_type"])["predicted_throughput"].reindex(keys)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        shift = np.log(given.to_numpy(float) / np.asarray(model.predict(X), dtype=float))
+    moved = np.flatnonzero(np.isfinite(shift) & (np.abs(shift) > 1e-9))
+    if not moved.size:
+        return None
+    return pd.DataFrame({"row": moved, "feature": CARRIED_MISS, "contribution": shift[moved]})
+
+
 def explain_picks(model, ranked: pd.DataFrame, jobs: pd.DataFrame, hardware: pd.DataFrame, *,
                   history: pd.DataFrame | HistoryIndex, at=None, top: int = 3) -> pd.DataFrame:
     """The features that weighed most in the predicted throughput of each job's first pick.
@@ -541,11 +563,16 @@ def explain_picks(model, ranked: pd.DataFrame, jobs: pd.DataFrame, hardware: pd.
         X = build_features(rows, hardware, history=same_families(history, rows))
     reasons = model.explain(X)
     reasons = reasons[reasons["feature"] != "(baseline)"]
+    carried = _carried_miss(model, X, ranked.loc[picked], rows)
+    if carried is not None:  # what the job's runs on its other types moved the pick by
+        reasons = pd.concat([reasons, carried], ignore_index=True)
     size = reasons["contribution"].abs()
     reasons = reasons.assign(size=size).sort_values(["row", "size"], ascending=[True, False],
                                                     kind="stable")
     reasons = reasons.groupby("row", sort=False).head(top)
-    values = [str(X.iloc[r][f]) for r, f in zip(reasons["row"], reasons["feature"], strict=True)]
+    values = [f"x{np.exp(c):.3g}" if f == CARRIED_MISS else str(X.iloc[r][f])
+              for r, f, c in zip(reasons["row"], reasons["feature"], reasons["contribution"],
+                                 strict=True)]
     return pd.DataFrame({
         "job_id": rows["job_id"].to_numpy()[reasons["row"].to_numpy()],
         "hardware_type": rows["hardware_type"].to_numpy()[reasons["row"].to_numpy()],

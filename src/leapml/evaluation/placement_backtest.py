@@ -22,6 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from .._job_miss import predict_by_job
 from ..features import PeakLog, build_features, candidate_rows, outcome_known_time
 from ..placement import same_families
 from ..ranking import DEFAULT_OBJECTIVE, IF_NONE_FIT, NEEDS_INTERVAL, OBJECTIVES, rank_candidates
@@ -301,13 +302,15 @@ def _night(attempts, history, peaks, hardware, features, known, night, *, oracle
         sources["submission"] = np.where(new, truth["fit_at_submission"],
                                          truth["feasible"].to_numpy(float))
     frames, intervals = [], []
+    job_codes = pd.factorize(candidates["job_id"])[0]
     for name, model in models.items():
         fitted = _fitted(model, features, attempts, known, ok, night)
-        frame = truth.assign(predicted_throughput=np.asarray(fitted.predict(X), dtype=float))
+        predicted, shift = predict_by_job(fitted, X, job_codes)
+        frame = truth.assign(predicted_throughput=predicted)
         calibrated = hasattr(fitted, "calibration_")
         if calibrated:
             interval = fitted.predict_interval(X, coverage=coverage, groups=history_groups(X))
-            frame = frame.assign(throughput_low=interval[:, 0])
+            frame = frame.assign(throughput_low=interval[:, 0] * np.exp(shift))
             intervals.append(_interval_scores(fitted, features[scored], attempts[scored],
                                               coverage, held_out).assign(night=night, policy=name))
         for source, probability in sources.items():

@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 
 from .._calendar import on_or_before
+from .._job_miss import predict_by_job
 from ..features import build_features, candidate_rows, outcome_known_time
 from ..placement import same_families
 from ..ranking import rank_candidates
@@ -54,7 +55,8 @@ def night_regret(ctx, night, scored: pd.DataFrame, fitted: dict, seed: int) -> p
         base["hardware_type"].map(cost) * base["trainer_count"]
     )
     best = base[base["feasible"]].groupby("job_id")["true_per_cost"].max()
-    predicted = {name: np.asarray(estimator.predict(X), dtype=float) for name, estimator in fitted.items()}
+    job_codes = pd.factorize(candidates["job_id"])[0]  # a job's candidates ranked together
+    predicted = {name: predict_by_job(estimator, X, job_codes)[0] for name, estimator in fitted.items()}
     if CEILING in ctx.models:
         predicted[CEILING] = base["expected_throughput"].to_numpy(float)
     last_hardware = _last_hardware(ctx.attempts, jobs, ctx.outcome_known)
