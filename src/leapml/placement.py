@@ -15,7 +15,7 @@ import pandas as pd
 
 from ._calendar import on_or_before, read_time, utc_ns
 from ._frames import cached_index, column_values, frame_of_arrays, require_unique_columns, taken
-from ._job_miss import predict_by_job
+from ._job_miss import HISTORY_TRANSFER, predict_by_job
 from .features import (
     FeatureColumns,
     HistoryIndex,
@@ -47,10 +47,11 @@ from .training import (
 )
 
 # the window and feasibility names live in leapml.training and stay importable from here
-__all__ = ["EVIDENCE_COLUMNS", "FEASIBILITY_FEATURES", "MEMORY_FLOOR_COLUMNS", "MEMORY_FLOOR_LOAD",
-           "MEMORY_FLOOR_OVERRIDE", "MEMORY_OVERRIDE_COLUMNS", "MEMORY_OVERRIDE_LOAD",
+__all__ = ["CARRIED_MISS", "EVIDENCE_COLUMNS", "FEASIBILITY_FEATURES", "HISTORY_TRANSFER",
+           "MEMORY_FLOOR_COLUMNS", "MEMORY_FLOOR_LOAD", "MEMORY_FLOOR_OVERRIDE", "MEMORY_OVERRIDE_COLUMNS", "MEMORY_OVERRIDE_LOAD",
            "MONOTONE_FEATURES", "completed_between", "explain_picks", "fit_feasibility",
-           "fit_window", "history_groups", "place", "predict_candidates", "same_families"]
+           "fit_window", "history_groups", "place", "predict_by_job", "predict_candidates",
+           "same_families"]
 
 _PREDICTION_COLUMNS = pd.Index(["job_id", "hardware_type", "trainer_count", "predicted_throughput",
                                 "fit_probability", "throughput_low", "throughput_high"])
@@ -521,7 +522,10 @@ def explain_picks(model, ranked: pd.DataFrame, jobs: pd.DataFrame, hardware: pd.
     DataFrame
         ``job_id``, ``hardware_type``, ``feature``, its ``value`` (as text)
         and ``contribution`` to the log of the predicted throughput (+0.1:
-        about 10% more), ``top`` rows per job.
+        about 10% more), ``top`` rows per job. Where ``ranked``'s prediction
+        of the pick was moved by the job's runs on its other types
+        (:func:`predict_by_job`), the move is a reason too, the feature
+        :data:`CARRIED_MISS`, its value the factor it moved the prediction by.
 
     Examples
     --------
