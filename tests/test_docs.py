@@ -543,15 +543,14 @@ def test_summary_placement_rows_quote_the_kept_default_runs():
     # runs before them, which the copies do not touch
     small = ("placement_small_seeds012345_hardware_copies.md",
              "placement_small_seeds012345_cold_start.md")
-    seeds = [(f"placement_production_seed{seed}_most_likely_hardware_copies.md",
-              f"placement_production_seed{seed}_most_likely_cold_start.md") for seed in (0, 1)]
-    seeds.append(("placement_production_seed2_most_likely_hardware_copies.md",
-                  "placement_production_seed2_most_likely_single.md"))
+    # production: the run of the default of now, a job's candidates ranked together
+    together = [percent(_kept_seed_row(_CARRIED_MISS_RUN, seed, policy, "learned",
+                                       "expected_throughput_per_cost")[5])
+                for policy in ("leap", "single_lightgbm") for seed in (0, 1, 2)]
     assert (f"| placement regret with learned feasibility (`small`, six fleets) | "
             f"{learned(small[0], 'leap')} | {learned(small[1], 'single_lightgbm')} |") in page
     assert (f"| the same on `production` (seeds 0, 1 and 2, three nights each; a job no type fits "
-            f"on its likeliest) | {', '.join(learned(new, 'leap') for new, _ in seeds)} | "
-            f"{', '.join(learned(old, 'single_lightgbm') for _, old in seeds)} |") in page
+            f"on its likeliest) | {', '.join(together[:3])} | {', '.join(together[3:])} |") in page
     assert (f"the copies take regret\nfrom {learned(small[1], 'leap')} to "
             f"**{learned(small[0], 'leap')}**") in page
 
@@ -578,6 +577,37 @@ def test_third_production_fleet_sentence_quotes_its_kept_run():
     true = _kept_objective_row(single, "single_lightgbm", "true")
     assert (f"gives {percent(learned[5])} at {percent(learned[7])} infeasible picks, and "
             f"{percent(true[5])} with true feasibility") in flat
+
+
+#: The kept production placement run of the default that ranks a job's candidates together.
+_CARRIED_MISS_RUN = "placement_production_seeds012_carried_miss.md"
+
+
+def _kept_seed_row(name, seed, policy, feasibility, objective="throughput_per_cost"):
+    """The cells of one seed's row of a kept placement run of several seeds."""
+    text = (DOCS / "results-data" / "method-levers" / name).read_text()
+    text = text[text.index(f"seed {seed}\n"):]
+    return next([c.strip() for c in line.strip("|").split("|")] for line in text.splitlines()
+                if line.startswith(f"| {policy} | {feasibility} |") and f"| {objective} |" in line)
+
+
+def test_carried_miss_table_quotes_its_kept_run():
+    """Each cell of the table of the default that ranks a job's candidates together is its run's."""
+    page = (DOCS / "results.md").read_text()
+    percent = lambda share: f"{100 * float(share):.1f}%"  # noqa: E731
+    rows = {("leap", "learned, the default objective"): ("leap", "learned", "expected_throughput_per_cost"),
+            ("leap", "submission (a bound for new jobs)"): ("leap", "submission", "expected_throughput_per_cost"),
+            ("leap", "true (a bound)"): ("leap", "true", "throughput_per_cost"),
+            ("single_lightgbm", "learned, the default objective"):
+                ("single_lightgbm", "learned", "expected_throughput_per_cost"),
+            ("single_lightgbm", "true (a bound)"): ("single_lightgbm", "true", "throughput_per_cost")}
+    for (policy, label), (kept_policy, source, objective) in rows.items():
+        cells = [percent(_kept_seed_row(_CARRIED_MISS_RUN, seed, kept_policy, source, objective)[5])
+                 for seed in (0, 1, 2)]
+        assert f"| {policy} | {label} | {' | '.join(cells)} |" in page, (policy, label, cells)
+    mean = _kept_objective_row(_CARRIED_MISS_RUN, "leap", "learned", "expected_throughput_per_cost")
+    flat = " ".join(page.split())
+    assert f"falls from 5.3% to {percent(mean[5])} (p90 {percent(mean[6])})" in flat
 
 
 def _kept_objective_row(name, policy, feasibility, objective="throughput_per_cost"):
