@@ -548,7 +548,7 @@ def test_summary_placement_rows_quote_the_kept_default_runs():
                                        "expected_throughput_per_cost")[5])
                 for policy in ("leap", "single_lightgbm") for seed in (0, 1, 2)]
     assert (f"| placement regret with learned feasibility (`small`, six fleets) | "
-            f"{learned(small[0], 'leap')} | {learned(small[1], 'single_lightgbm')} |") in page
+            f"{learned(_CARRIED_SMALL, 'leap')} | {learned(_CARRIED_SMALL, 'single_lightgbm')} |") in page
     assert (f"| the same on `production` (seeds 0, 1 and 2, three nights each; a job no type fits "
             f"on its likeliest) | {', '.join(together[:3])} | {', '.join(together[3:])} |") in page
     assert (f"the copies take regret\nfrom {learned(small[1], 'leap')} to "
@@ -581,6 +581,7 @@ def test_third_production_fleet_sentence_quotes_its_kept_run():
 
 #: The kept production placement run of the default that ranks a job's candidates together.
 _CARRIED_MISS_RUN = "placement_production_seeds012_carried_miss.md"
+_CARRIED_SMALL = "placement_small_seeds012345_carried_miss.md"
 
 
 def _kept_seed_row(name, seed, policy, feasibility, objective="throughput_per_cost"):
