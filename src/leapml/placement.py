@@ -48,8 +48,8 @@ from .training import (
 
 # the window and feasibility names live in leapml.training and stay importable from here
 __all__ = ["CARRIED_MISS", "EVIDENCE_COLUMNS", "FEASIBILITY_FEATURES", "HISTORY_TRANSFER",
-           "MEMORY_FLOOR_COLUMNS", "MEMORY_FLOOR_LOAD", "MEMORY_FLOOR_OVERRIDE", "MEMORY_OVERRIDE_COLUMNS", "MEMORY_OVERRIDE_LOAD",
-           "MONOTONE_FEATURES", "completed_between", "explain_picks", "fit_feasibility",
+           "MEMORY_FLOOR_COLUMNS", "MEMORY_FLOOR_LOAD", "MEMORY_FLOOR_OVERRIDE",
+           "MEMORY_OVERRIDE_COLUMNS", "MEMORY_OVERRIDE_LOAD", "MONOTONE_FEATURES", "completed_between", "explain_picks", "fit_feasibility",
            "fit_window", "history_groups", "place", "predict_by_job", "predict_candidates",
            "same_families"]
 
@@ -487,15 +487,20 @@ def _just_after(history) -> pd.Timestamp:
 CARRIED_MISS = "(the job's runs on other types)"
 
 
-def _carried_miss(model, X, picks, rows):
-    """Each pick's shift by its job's runs on other types, as explain rows (None: none)."""
+def _carried_miss(reasons, picks, rows):
+    """Each pick's shift by its job's runs on other types, as explain rows (None: none).
+
+    ``reasons`` is ``explain``'s output for ``rows``: a row's contributions, its baseline
+    included, add up to the log of the model's own prediction."""
     if "predicted_throughput" not in picks.columns:
         return None
-    ranked = picks.assign(job_id=picks["job_id"].astype(str), hardware_type=picks["hardware_type"].astype(str))
+    ranked = picks.assign(job_id=picks["job_id"].astype(str),
+                          hardware_type=picks["hardware_type"].astype(str))
     keys = pd.MultiIndex.from_arrays([rows["job_id"].astype(str), rows["hardware_type"].astype(str)])
     given = ranked.set_index(["job_id", "hardware_type"])["predicted_throughput"].reindex(keys)
+    own = reasons.groupby("row")["contribution"].sum().reindex(range(len(rows))).to_numpy(float)
     with np.errstate(divide="ignore", invalid="ignore"):
-        shift = np.log(given.to_numpy(float) / np.asarray(model.predict(X), dtype=float))
+        shift = np.log(given.to_numpy(float)) - own
     moved = np.flatnonzero(np.isfinite(shift) & (np.abs(shift) > 1e-9))
     if not moved.size:
         return None
@@ -566,8 +571,8 @@ def explain_picks(model, ranked: pd.DataFrame, jobs: pd.DataFrame, hardware: pd.
     else:
         X = build_features(rows, hardware, history=same_families(history, rows))
     reasons = model.explain(X)
+    carried = _carried_miss(reasons, ranked.loc[picked], rows)
     reasons = reasons[reasons["feature"] != "(baseline)"]
-    carried = _carried_miss(model, X, ranked.loc[picked], rows)
     if carried is not None:  # what the job's runs on its other types moved the pick by
         reasons = pd.concat([reasons, carried], ignore_index=True)
     size = reasons["contribution"].abs()

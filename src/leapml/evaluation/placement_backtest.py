@@ -22,9 +22,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .._job_miss import predict_by_job
 from ..features import PeakLog, build_features, candidate_rows, outcome_known_time
-from ..placement import same_families
+from ..placement import predict_by_job, same_families
 from ..ranking import DEFAULT_OBJECTIVE, IF_NONE_FIT, NEEDS_INTERVAL, OBJECTIVES, rank_candidates
 from ..schema import validate_attempts, validate_hardware
 from ..schema.rules import (

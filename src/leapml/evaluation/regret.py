@@ -12,9 +12,8 @@ import numpy as np
 import pandas as pd
 
 from .._calendar import on_or_before
-from .._job_miss import predict_by_job
 from ..features import build_features, candidate_rows, outcome_known_time
-from ..placement import same_families
+from ..placement import predict_by_job, same_families
 from ..ranking import rank_candidates
 
 __all__ = ["CEILING", "REGRET_CANDIDATES", "SUBMISSION_CEILING", "night_regret"]
