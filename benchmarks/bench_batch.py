@@ -14,7 +14,9 @@ the 30-day window (as in ``bench_submission.py``): one per router
     beforehand from the same log (its build time is printed apart); the
     frames are checked equal.
 ``predict (<router>)``
-    ``LeapRegressor.predict`` of each model.
+    ``leapml.placement.predict_by_job`` of each model: ``predict`` with a job's
+    miss on the types it ran on carried to its other candidates, as ``place``
+    ranks them.
 ``rank``
     ``rank_candidates`` with the catalog's cost.
 
@@ -50,7 +52,7 @@ from bench_nightly import RESULTS, machine
 from bench_submission import add_scoring_arguments, scored_day
 
 from leapml.features import HistoryIndex, build_features, candidate_rows
-from leapml.placement import place
+from leapml.placement import place, predict_by_job
 from leapml.ranking import rank_candidates
 
 
@@ -83,9 +85,10 @@ def main(argv=None) -> int:
         seconds["features (index)"] = time.perf_counter() - started
         pd.testing.assert_frame_equal(X, X_full, check_exact=True)
         predicted = {}
+        job_codes = pd.factorize(rows["job_id"])[0]
         for router, model in models.items():
             started = time.perf_counter()
-            predicted[router] = model.predict(X)
+            predicted[router] = predict_by_job(model, X, job_codes)[0]
             seconds[f"predict ({router})"] = time.perf_counter() - started
         candidates = rows[["job_id", "hardware_type", "trainer_count"]].assign(
             hardware_type=rows["hardware_type"].astype(str))

@@ -24,7 +24,9 @@ submissions (warm). Per submission it times:
     beforehand from the same log (the nightly step; its build time is
     printed); checked equal to the above on the first submissions.
 ``predict (<router>)``
-    ``LeapRegressor.predict`` on those feature rows.
+    ``leapml.placement.predict_by_job`` on those feature rows: ``predict``
+    with the job's miss on the types it ran on carried to its other types,
+    as ``place`` ranks them.
 ``trees (<router>)``
     The part of that predict spent in LightGBM: the router and the experts
     the rows go to, on rows encoded beforehand.
@@ -63,9 +65,9 @@ from bench_nightly import BEFORE_PRIORS, CONFIGS, RESULTS, machine, night, refer
 
 from leapml import PUBLISHED, LeapRegressor
 from leapml.features import HistoryIndex, build_features, candidate_rows
-from leapml.placement import place
+from leapml.placement import place, predict_by_job
 from leapml.ranking import rank_candidates
-from leapml.schema import LAUNCH_COLUMNS
+from leapml.schema import LAUNCH_COLUMNS, MODEL_SIZE_COLUMNS
 
 #: The models ``--routers`` names: the default, the published configuration, and single levers.
 MODELS = {
@@ -135,7 +137,8 @@ def scored_day(args) -> ScoredDay:
     # the log as the fleet has it at midnight: the runs that have ended
     history = attempts[attempts["end_time"] < last_day].drop(columns="expected_throughput")
     jobs = (attempts[attempts["submit_time"] >= last_day].drop_duplicates("job_id")
-            [["job_id", "submit_time", *LAUNCH_COLUMNS]])
+            [["job_id", "submit_time", *LAUNCH_COLUMNS,
+              *(c for c in MODEL_SIZE_COLUMNS if c in attempts.columns)]])
     types = hardware["hardware_type"].astype(str).tolist()
     cost = dict(zip(types, hardware["cost_per_device_hour"], strict=True))
     return ScoredDay(hardware, models, reference, history, jobs, types, cost)
@@ -185,7 +188,7 @@ def main(argv=None) -> int:
             pd.testing.assert_frame_equal(X, X_full, check_exact=True)
         for router, model in models.items():
             started = time.perf_counter()
-            predicted = model.predict(X)
+            predicted = predict_by_job(model, X, np.zeros(len(X), dtype=np.intp))[0]
             step[f"predict ({router})"] = time.perf_counter() - started
             encoded = model._validate_X(X, reset=False)
             started = time.perf_counter()
