@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from leapml import LeapRegressor
@@ -74,3 +75,57 @@ def test_an_objective_on_the_interval_of_a_model_that_gives_none_is_refused(setu
     some.loc[some.index[:3], "throughput_low"] = np.nan
     ranked = rank_candidates(some, cost=cost, objective=objective)
     assert (~ranked["rankable"]).sum() >= 3 and ranked["rankable"].any()
+
+
+def test_lognormal_mean_is_the_mean_of_the_interval_s_normal():
+    """The mean read from an interval is that of the log-normal whose interval it is."""
+    from scipy.stats import norm
+
+    from leapml.ranking import lognormal_mean
+
+    sigma, coverage = 0.4, 0.8
+    z = norm.ppf(0.9)
+    mean = lognormal_mean([100.0, 100.0, 100.0, 100.0],
+                          [100 * np.exp(-z * sigma), np.nan, 0.0, 50.0],
+                          [100 * np.exp(z * sigma), 150.0, np.inf, 40.0], coverage)
+    assert mean[0] == pytest.approx(100 * np.exp(sigma ** 2 / 2))
+    assert np.isnan(mean[1:]).all()  # no interval, an infinite one, one upside down: no mean
+    with pytest.raises(ValueError, match="coverage"):
+        lognormal_mean([1.0], [0.5], [2.0], 1.0)
+
+
+def test_the_mean_objective_prefers_the_uncertain_of_two_like_predictions():
+    """Same prediction and cost: the wider interval has the higher mean and ranks first; a
+    candidate with no mean ranks by its prediction, one with no prediction is not rankable."""
+    from leapml import rank_candidates
+
+    frame = pd.DataFrame({"job_id": [1, 1, 1, 1], "hardware_type": ["a", "b", "c", "d"],
+                          "predicted_throughput": [100.0, 100.0, 110.0, np.nan],
+                          "throughput_mean": [105.0, 120.0, np.nan, 500.0]})
+    cost = {"a": 1.0, "b": 1.0, "c": 1.0, "d": 1.0}
+    ranked = rank_candidates(frame, cost=cost, objective="mean_throughput_per_cost")
+    assert ranked["hardware_type"].tolist() == ["b", "c", "a", "d"]
+    assert ranked["score"].tolist()[:3] == [120.0, 110.0, 105.0]
+    assert ranked["reason"].iloc[-1] == "no prediction"
+    # the median objective reads the prediction alone
+    median = rank_candidates(frame, cost=cost, objective="expected_throughput_per_cost")
+    assert median["hardware_type"].tolist()[:1] == ["c"]
+    with pytest.raises(ValueError, match="mean throughput"):
+        rank_candidates(frame.assign(throughput_mean=[1.0, -1.0, 1.0, 1.0]), cost=cost,
+                        objective="mean_throughput_per_cost")
+
+
+def test_place_ranks_by_the_mean_its_candidates_carry(setup):
+    fleet, model = setup
+    jobs = fleet.jobs[[c for c in fleet.jobs if not c.startswith("_")]].head(4)
+    out = predict_candidates(model, jobs, fleet.hardware, history=fleet.attempts)
+    assert (out["throughput_mean"] > out["predicted_throughput"]).all()
+    ranked = place(model, jobs, fleet.hardware, history=fleet.attempts,
+                   objective="mean_throughput_per_cost")
+    rankable = ranked[ranked["rankable"]]
+    np.testing.assert_allclose(rankable["score"], rankable["fit_probability"].fillna(1.0)
+                               * rankable["throughput_mean"] / rankable["cost_per_hour"])
+    plain = fit_window(fleet.attempts, fleet.hardware, window_days=5,
+                       model=LeapRegressor(n_estimators=10, random_state=0))
+    assert predict_candidates(plain, jobs, fleet.hardware,
+                              history=fleet.attempts)["throughput_mean"].isna().all()

@@ -80,6 +80,7 @@ def _by_frames(model, jobs, fleet, index, at, types, top_k=None, feasibility=Non
                          else feasibility.fit_probability(X[feasibility.feature_names_in_])),
         throughput_low=np.nan,  # the models here are not calibrated
         throughput_high=np.nan,
+        throughput_mean=np.nan,
     )
     cost = dict(zip(fleet.hardware["hardware_type"].astype(str),
                     fleet.hardware["cost_per_device_hour"], strict=True))

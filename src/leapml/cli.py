@@ -34,7 +34,7 @@ __all__ = ["main"]
 #: The orders ``leapml rank --objective`` offers: ``leapml.ranking.OBJECTIVES``, spelled
 #: out so that ``--help`` needs no pandas (a test holds the two equal).
 _OBJECTIVES = ("throughput_per_cost", "lower_quantile_per_cost", "expected_utility",
-               "expected_throughput_per_cost")
+               "expected_throughput_per_cost", "mean_throughput_per_cost")
 #: What ``leapml rank --if-none-fit`` offers: ``leapml.ranking.IF_NONE_FIT``, spelled out alike.
 _IF_NONE_FIT = ("skip", "most_likely")
 
@@ -518,7 +518,7 @@ def _predict(args) -> int:
 def _rank(args) -> int:
     from .model_file import load, load_feasibility
     from .placement import explain_picks, place
-    from .ranking import NEEDS_INTERVAL
+    from .ranking import NEEDS_INTERVAL, READS_MEAN
     from .schema import RowsSchemaError, SchemaError
 
     _check_output(args.out, inputs=_inputs(args))
@@ -526,6 +526,10 @@ def _rank(args) -> int:
     if args.coverage != 0.8 and not hasattr(model, "calibration_"):
         warnings.warn(f"--coverage {args.coverage} has no effect: {args.model} has no prediction "
                       "intervals (fit it with --calibration-days 1)", UserWarning, stacklevel=2)
+    if args.objective in READS_MEAN and not hasattr(model, "calibration_"):
+        warnings.warn(f"--objective {args.objective} ranks by the prediction: {args.model} has no "
+                      "prediction intervals to read a mean from (fit it with --calibration-days 1)",
+                      UserWarning, stacklevel=2)
     if args.objective in NEEDS_INTERVAL and not hasattr(model, "calibration_"):
         raise _Fail(f"--objective {args.objective} needs prediction intervals, and {args.model} "
                     "has none: fit it with --calibration-days 1 (leapml fit)")

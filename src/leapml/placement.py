@@ -27,7 +27,7 @@ from .features import (
     hardware_type_names,
 )
 from .features.sizes import lacking_sizes
-from .ranking import DEFAULT_OBJECTIVE, rank_arrays
+from .ranking import DEFAULT_OBJECTIVE, lognormal_mean, rank_arrays
 from .regressor import LeapRegressor
 from .schema.rules import describe_rows, text_values
 from .training import (
@@ -54,7 +54,8 @@ __all__ = ["CARRIED_MISS", "EVIDENCE_COLUMNS", "FEASIBILITY_FEATURES", "HISTORY_
            "same_families"]
 
 _PREDICTION_COLUMNS = pd.Index(["job_id", "hardware_type", "trainer_count", "predicted_throughput",
-                                "fit_probability", "throughput_low", "throughput_high"])
+                                "fit_probability", "throughput_low", "throughput_high",
+                                "throughput_mean"])
 _RANKED_COLUMNS = pd.Index([*_PREDICTION_COLUMNS, "cost_per_hour", "throughput_per_cost",
                             "rankable", "rank", "reason", "score"])
 def predict_candidates(
@@ -109,8 +110,10 @@ def predict_candidates(
         One row per (job, hardware type) with ``trainer_count``,
         ``predicted_throughput``, ``fit_probability`` (NaN when
         ``feasibility`` is None), and ``throughput_low`` and
-        ``throughput_high``, the prediction interval (NaN unless the model
-        was calibrated), ready for :func:`~leapml.rank_candidates`.
+        ``throughput_high``, the prediction interval, and
+        ``throughput_mean``, the mean throughput it implies
+        (:func:`~leapml.ranking.lognormal_mean`; all three NaN unless the
+        model was calibrated), ready for :func:`~leapml.rank_candidates`.
 
     Examples
     --------
@@ -151,12 +154,14 @@ class _Predictions(NamedTuple):
     fit_probability: np.ndarray
     #: low and high ends of each row's prediction interval (NaN: not calibrated)
     interval: np.ndarray
+    #: the mean throughput the interval implies (NaN: not calibrated)
+    mean: np.ndarray
 
     def columns(self, order=None) -> list:
         """The columns of the frame (at the rows ``order``), types as text."""
         codes = self.type_codes if order is None else self.type_codes[order]
         columns = [self.job_id, self.trainer_count, self.predicted, self.fit_probability,
-                   self.interval[:, 0], self.interval[:, 1]]
+                   self.interval[:, 0], self.interval[:, 1], self.mean]
         if order is not None:
             columns = [taken(values, order) for values in columns]
         return [columns[0], cached_index(tuple(self.type_names)).array.take(codes), *columns[1:]]
@@ -229,7 +234,7 @@ def _predictions(model, jobs, hardware, history, at, hardware_types,
     return _Predictions(job_id, np.tile(np.arange(n_types), n_jobs), names,
                         column_values(jobs["trainer_count"], repeat), predicted,
                         _fit_probability(feasibility, frame, job_id, np.tile(names, n_jobs)),
-                        interval)
+                        interval, lognormal_mean(predicted, *interval.T, coverage))
 
 
 def with_model_sizes(jobs, history):
@@ -416,7 +421,7 @@ def place(
         unit_cost[codes] * np.asarray(predictions.trainer_count, dtype=np.float64),
         fit_probability=predictions.fit_probability, min_fit_probability=min_fit_probability,
         top_k=top_k, objective=objective, throughput_low=predictions.interval[:, 0],
-        if_none_fit=if_none_fit,
+        if_none_fit=if_none_fit, throughput_mean=predictions.mean,
     )
     return frame_of_arrays([*predictions.columns(order), *added.values()], _RANKED_COLUMNS,
                            pd.RangeIndex(len(order)))

@@ -16,8 +16,8 @@ import pandas as pd
 
 from leapml._frames import column_values, frame_of_arrays
 
-__all__ = ["DEFAULT_OBJECTIVE", "IF_NONE_FIT", "NEEDS_INTERVAL", "OBJECTIVES", "REASONS",
-           "rank_arrays", "rank_candidates"]
+__all__ = ["DEFAULT_OBJECTIVE", "IF_NONE_FIT", "NEEDS_INTERVAL", "OBJECTIVES", "READS_MEAN",
+           "REASONS", "lognormal_mean", "rank_arrays", "rank_candidates"]
 
 #: The ``objective`` that ranks candidates unless told otherwise (one of :data:`OBJECTIVES`).
 DEFAULT_OBJECTIVE = "expected_throughput_per_cost"
@@ -179,7 +179,8 @@ def _most_likely(job_codes, rankable, eligible, probability):
 
 def rank_arrays(job_codes, hardware_codes, hardware_names, throughput, hourly, *,
                 fit_probability=None, min_fit_probability=0.5, feasible=None, top_k=None,
-                objective=DEFAULT_OBJECTIVE, throughput_low=None, if_none_fit="skip"):
+                objective=DEFAULT_OBJECTIVE, throughput_low=None, if_none_fit="skip",
+                throughput_mean=None):
     """The ranking of :func:`rank_candidates`, on arrays: one entry per candidate.
 
     For callers that hold their candidates as arrays already (such as
@@ -206,6 +207,9 @@ def rank_arrays(job_codes, hardware_codes, hardware_names, throughput, hourly, *
     throughput_low : array-like of float, optional
         The low end of each prediction interval, read by the objectives
         that use it.
+    throughput_mean : array-like of float, optional
+        The mean of each prediction (such as :func:`lognormal_mean`), read by
+        the objectives of :data:`READS_MEAN` (NaN: the prediction).
 
     Returns
     -------
@@ -240,7 +244,7 @@ def rank_arrays(job_codes, hardware_codes, hardware_names, throughput, hourly, *
     n = len(job_codes)
     given = {"hardware_codes": hardware_codes, "throughput": throughput, "hourly": hourly}
     optional = {"fit_probability": fit_probability, "feasible": feasible,
-                "throughput_low": throughput_low}
+                "throughput_low": throughput_low, "throughput_mean": throughput_mean}
     given.update({name: np.asarray(values) for name, values in optional.items() if values is not None})
     lengths = {name: len(values) for name, values in given.items() if len(values) != n}
     if lengths:
@@ -264,7 +268,8 @@ def rank_arrays(job_codes, hardware_codes, hardware_names, throughput, hourly, *
     feasible = np.ones(n, dtype=bool) if feasible is None else given["feasible"].astype(bool)
     low = None if throughput_low is None else given["throughput_low"].astype(np.float64)
     probability = None if fit_probability is None else given["fit_probability"].astype(np.float64)
-    score = _score(objective, throughput, hourly, low, probability, "throughput_low")
+    mean = None if throughput_mean is None else given["throughput_mean"].astype(np.float64)
+    score = _score(objective, throughput, hourly, low, probability, "throughput_low", mean)
     pair = job_codes * max(len(hardware_names), 1) + hardware_codes
     if n and np.unique(pair).size != n:
         duplicated = np.flatnonzero(pd.Series(pair).duplicated(keep=False).to_numpy())
@@ -302,20 +307,56 @@ def _below(probability, name, threshold):
 
 #: The values ``rank_candidates`` takes for ``objective``.
 OBJECTIVES = ("throughput_per_cost", "lower_quantile_per_cost", "expected_utility",
-              "expected_throughput_per_cost")
+              "expected_throughput_per_cost", "mean_throughput_per_cost")
 #: The objectives that read the low end of a prediction interval.
 NEEDS_INTERVAL = ("lower_quantile_per_cost", "expected_utility")
+#: The objectives that read the mean of the predicted throughput where a candidate has one.
+READS_MEAN = ("mean_throughput_per_cost",)
 #: The objectives weighted by the probability of fitting.
-_WEIGHTED = ("expected_utility", "expected_throughput_per_cost")
+_WEIGHTED = ("expected_utility", "expected_throughput_per_cost", "mean_throughput_per_cost")
 
 
-def _score(objective, throughput, hourly, low, probability, low_name):
+def lognormal_mean(predicted, low, high, coverage):
+    """The mean throughput of a log-normal prediction: ``predicted * exp(sigma**2 / 2)``.
+
+    A model fitted on log throughput to the median (as ``LeapRegressor``'s
+    experts are) predicts the median; a ranking that counts what a launch
+    delivers on average wants the mean. ``sigma``, the spread of log
+    throughput, is read from the prediction interval ``[low, high]`` of
+    ``coverage``: its log width over that of a normal interval of the same
+    coverage. NaN where the interval is missing, infinite or zero.
+
+    Examples
+    --------
+    An 80% interval of [50, 200] around 100 is a sigma of ln(4) / 2.563:
+
+    >>> round(float(lognormal_mean(100.0, 50.0, 200.0, 0.8)[0]), 1)
+    115.8
+    """
+    from scipy.special import ndtri
+
+    if not (isinstance(coverage, Real) and 0 < coverage < 1):
+        raise ValueError(f"coverage must be a number in (0, 1), got {coverage!r}")
+    predicted, low, high = (np.atleast_1d(np.asarray(v, dtype=np.float64))
+                            for v in (predicted, low, high))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        sigma = np.log(high / low) / (2 * ndtri((1 + coverage) / 2))
+    sigma = np.where(np.isfinite(sigma) & (sigma >= 0), sigma, np.nan)
+    return predicted * np.exp(sigma ** 2 / 2)
+
+
+def _score(objective, throughput, hourly, low, probability, low_name, mean=None):
     """The value of ``objective`` from arrays (None: throughput per cost, computed later)."""
     if objective not in OBJECTIVES:
         raise ValueError(f"objective must be one of {list(OBJECTIVES)}, got {objective!r}")
+    if objective in READS_MEAN and mean is not None:
+        if ((mean < 0) | np.isinf(mean)).any():
+            raise ValueError("the mean throughput must be >= 0 and finite (or NaN)")
+        # no mean (no interval) is the prediction; no prediction stays none
+        throughput = np.where(np.isnan(mean) | np.isnan(throughput), throughput, mean)
     weighted = objective in _WEIGHTED and probability is not None
     if not weighted and objective not in NEEDS_INTERVAL:  # throughput per cost, later
-        return None
+        return None if objective not in READS_MEAN or mean is None else throughput / hourly
     if objective in NEEDS_INTERVAL:
         # a column of NaN beside predictions is a model that gives no intervals, not "no prediction"
         if low is None or np.isnan(low).all() and not np.isnan(throughput).all():
@@ -352,7 +393,7 @@ def rank_candidates(predictions, *, cost, job_col="job_id", hardware_col="hardwa
                     prediction_col="predicted_throughput", feasible_col=None, top_k=None,
                     trainer_col="trainer_count", fit_probability_col="fit_probability",
                     min_fit_probability=0.5, objective=DEFAULT_OBJECTIVE,
-                    low_col="throughput_low", if_none_fit="skip"):
+                    low_col="throughput_low", if_none_fit="skip", mean_col="throughput_mean"):
     """Order each job's candidate hardware types by predicted throughput per unit cost.
 
     By default each candidate's throughput per cost is weighted by its
@@ -404,6 +445,14 @@ def rank_candidates(predictions, *, cost, job_col="job_id", hardware_col="hardwa
           it does not fit, ranking by it puts first the candidate of the
           least expected regret; it needs no interval. Without probabilities
           it is ``"throughput_per_cost"``.
+        - ``"mean_throughput_per_cost"``: the same with the mean of the
+          predicted throughput in place of the prediction (a median, for a
+          model fitted to the median of log throughput): ``mean_col``, such
+          as :func:`~leapml.placement.predict_candidates` gives for a
+          calibrated model (:func:`lognormal_mean` of its interval). Of two
+          candidates predicted alike, the more uncertain has the higher
+          mean. A candidate without one (no interval) is ranked by its
+          prediction, as ``"expected_throughput_per_cost"`` ranks it.
     low_col : str, default="throughput_low"
         Column holding the low end of the prediction interval, read by the
         objectives that use it (such as
@@ -416,6 +465,9 @@ def rank_candidates(predictions, *, cost, job_col="job_id", hardware_col="hardwa
         of fitting (with a prediction above zero, not marked infeasible), by the
         objective, with the reason ``"most likely to fit, below
         threshold"``.
+    mean_col : str, default="throughput_mean"
+        Column holding the mean of each prediction, read by
+        ``"mean_throughput_per_cost"``; ignored when absent.
 
     Returns
     -------
@@ -541,11 +593,13 @@ def rank_candidates(predictions, *, cost, job_col="job_id", hardware_col="hardwa
         probability = _float_column(predictions, fit_probability_col)
     if objective in NEEDS_INTERVAL and low_col in predictions.columns:
         low = _float_column(predictions, low_col)
+    mean = (_float_column(predictions, mean_col)
+            if objective in READS_MEAN and mean_col in predictions.columns else None)
     job_codes, _ = pd.factorize(_column(predictions, job_col), sort=False, use_na_sentinel=False)
     order, added = rank_arrays(job_codes, hardware_codes, hardware_names, throughput, hourly,
                                fit_probability=probability, min_fit_probability=min_fit_probability,
                                feasible=feasible, top_k=top_k, objective=objective,
-                               throughput_low=low, if_none_fit=if_none_fit)
+                               throughput_low=low, if_none_fit=if_none_fit, throughput_mean=mean)
     if not predictions.columns.is_unique:
         ranked = predictions.iloc[order].reset_index(drop=True)
         for name, values in added.items():

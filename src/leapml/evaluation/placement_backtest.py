@@ -24,7 +24,15 @@ import pandas as pd
 
 from ..features import PeakLog, build_features, candidate_rows, outcome_known_time
 from ..placement import predict_by_job, same_families
-from ..ranking import DEFAULT_OBJECTIVE, IF_NONE_FIT, NEEDS_INTERVAL, OBJECTIVES, rank_candidates
+from ..ranking import (
+    DEFAULT_OBJECTIVE,
+    IF_NONE_FIT,
+    NEEDS_INTERVAL,
+    OBJECTIVES,
+    READS_MEAN,
+    lognormal_mean,
+    rank_candidates,
+)
 from ..schema import validate_attempts, validate_hardware
 from ..schema.rules import (
     absent_from_catalog,
@@ -67,8 +75,9 @@ class PlacementBacktest:
         or, with ``fit_at_submission``, ``"submission"`` (see there).
         ``objective`` is the ranking objective (with learned feasibility
         every one of :data:`~leapml.ranking.OBJECTIVES` a model can answer:
-        those of :data:`~leapml.ranking.NEEDS_INTERVAL` for a calibrated
-        one only; ``"throughput_per_cost"`` otherwise), and
+        those of :data:`~leapml.ranking.NEEDS_INTERVAL` and
+        :data:`~leapml.ranking.READS_MEAN` for a calibrated one only;
+        ``"throughput_per_cost"`` otherwise), and
         ``min_fit_probability`` the threshold of a learned-feasibility pick
         (NaN for the other sources, which no threshold changes).
         ``job_history`` is what the log knew of the job at its submission
@@ -215,7 +224,7 @@ def placement_backtest(
     ['learned', 'none', 'true']
     >>> objectives = sorted(result.summary().query("feasibility == 'learned'")["objective"])
     >>> len(objectives), objectives[:2]
-    (4, ['expected_throughput_per_cost', 'expected_utility'])
+    (5, ['expected_throughput_per_cost', 'expected_utility'])
     """
     require_at_least("window_days", window_days, 1)
     nights, jobs_per_night = require_whole("nights", nights), require_whole("jobs_per_night",
@@ -309,13 +318,15 @@ def _night(attempts, history, peaks, hardware, features, known, night, *, oracle
         calibrated = hasattr(fitted, "calibration_")
         if calibrated:
             interval = fitted.predict_interval(X, coverage=coverage, groups=history_groups(X))
-            frame = frame.assign(throughput_low=interval[:, 0] * np.exp(shift))
+            frame = frame.assign(throughput_low=interval[:, 0] * np.exp(shift),
+                                 throughput_mean=lognormal_mean(predicted, *interval.T, coverage))
             intervals.append(_interval_scores(fitted, features[scored], attempts[scored],
                                               coverage, held_out).assign(night=night, policy=name))
         for source, probability in sources.items():
             # with learned feasibility every objective (those of an interval for a calibrated
             # model); the others give every candidate probability 0, 1 or unknown: one objective
-            objectives = {"learned": [o for o in OBJECTIVES if calibrated or o not in NEEDS_INTERVAL],
+            objectives = {"learned": [o for o in OBJECTIVES
+                                      if calibrated or o not in (*NEEDS_INTERVAL, *READS_MEAN)],
                           "submission": [DEFAULT_OBJECTIVE]}.get(source, OBJECTIVES[:1])
             # a probability of 0 or 1 (true) or NaN (none) is on the same side of every threshold
             levels = thresholds if source in ("learned", "submission") else [np.nan]
