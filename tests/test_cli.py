@@ -61,6 +61,15 @@ def test_describe_prints_the_calibration_table(fleet_dir, capsys):
     assert out.startswith("Preset 'tiny': outside calibration")
 
 
+@pytest.mark.parametrize("options", [["--preset", "production"], ["--days", "3"], ["--seed", "0"]])
+def test_describe_refuses_simulation_options_beside_a_fleet_folder(fleet_dir, capsys, options):
+    """Before, ``describe FOLDER --preset production`` described the folder's tiny fleet in silence."""
+    assert main(["describe", str(fleet_dir), *options]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"leapml describe: error: {options[0]} describe a fleet to simulate")
+    assert len(err.strip().splitlines()) == 1
+
+
 def test_rank_orders_every_candidate_of_each_submission(fleet_dir, model_file, tmp_path):
     from leapml.fleet import load_fleet
 

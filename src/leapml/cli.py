@@ -169,7 +169,7 @@ def _add_simulate(sub) -> None:
 def _add_describe(sub) -> None:
     p = sub.add_parser("describe", help="print the calibration table of a fleet")
     p.add_argument("fleet", nargs="?", help="a fleet folder; omit to simulate one")
-    _fleet_options(p)
+    _fleet_options(p, beside_folder=True)
     p.set_defaults(run=_describe)
 
 
@@ -236,11 +236,13 @@ def _add_backtest(sub) -> None:
     p.set_defaults(run=_backtest)
 
 
-def _fleet_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--preset", default="small",
-                   help="tiny, small or production; only production is calibrated (default: %(default)s)")
-    p.add_argument("--days", type=int, default=60, help="days to simulate (default: %(default)s)")
-    _seed_option(p)
+def _fleet_options(p: argparse.ArgumentParser, beside_folder=False) -> None:
+    # beside a fleet folder the defaults are None: options given there are refused, not ignored
+    defaults = (None,) * 3 if beside_folder else ("small", 60, 0)
+    p.add_argument("--preset", default=defaults[0],
+                   help="tiny, small or production; only production is calibrated (default: small)")
+    p.add_argument("--days", type=int, default=defaults[1], help="days to simulate (default: 60)")
+    _seed_option(p, defaults[2])
 
 
 def _log_options(p: argparse.ArgumentParser) -> None:
@@ -259,8 +261,8 @@ def _trees_option(p: argparse.ArgumentParser) -> None:
                    help="trees per LightGBM model (default: the models' own)")
 
 
-def _seed_option(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--seed", type=int, default=0, help="random seed (default: %(default)s)")
+def _seed_option(p: argparse.ArgumentParser, default=0) -> None:
+    p.add_argument("--seed", type=int, default=default, help="random seed (default: 0)")
 
 
 def _load_log(args) -> tuple[pd.DataFrame, pd.DataFrame, object]:
@@ -324,7 +326,11 @@ def _simulate(args) -> int:
 def _describe(args) -> int:
     from .fleet import CALIBRATION, describe, format_description, load_fleet, simulate
 
-    fleet = load_fleet(args.fleet) if args.fleet else simulate(args.preset, days=args.days, seed=args.seed)
+    given = [f"--{name}" for name in ("preset", "days", "seed") if getattr(args, name) is not None]
+    if args.fleet and given:
+        raise _Fail(f"{', '.join(given)} describe a fleet to simulate: {args.fleet} is read as it is")
+    fleet = load_fleet(args.fleet) if args.fleet else simulate(
+        args.preset or "small", days=60 if args.days is None else args.days, seed=args.seed or 0)
     preset = fleet.params.get("preset")
     if preset in CALIBRATION:
         print(f"Preset '{preset}': {CALIBRATION[preset]}.\n")
@@ -392,12 +398,8 @@ def _inputs(args) -> list[str]:
 
 
 def _check_output(out: str | None, *, folder: bool = False, inputs=()) -> None:
-    """Refuse, before any work, an output that could not be written: its folder must be writable.
-
-    The nearest folder that exists on the way to ``out`` must be a folder
-    this process may create files in (the output, or the folders up to it,
-    are created there when the work is done).
-    """
+    """Refuse, before any work, an output that could not be written: the nearest folder on the
+    way to ``out`` must be one this process may create files in (the rest is created at the end)."""
     if out is not None and not str(out).strip():
         raise _Fail("--out is empty: give a path")
     if not out:
