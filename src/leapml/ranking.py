@@ -10,6 +10,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Mapping
 from numbers import Integral, Real
+from statistics import NormalDist
 
 import numpy as np
 import pandas as pd
@@ -97,18 +98,11 @@ def _rank_arrays(job_codes, hardware_codes, hardware_names, throughput, hourly, 
                  unlikely=None, score=None, fallback=None):
     """The ranking of :func:`rank_candidates` on checked arrays, one entry per candidate.
 
-    ``job_codes`` and ``hardware_codes`` number the jobs (in order of first
-    appearance) and the types (positions in ``hardware_names``), with one
-    row per (job, type) pair; ``hourly`` is the cost per hour (> 0) and
-    ``throughput`` the prediction (>= 0 or NaN; 0 is not rankable, as NaN
-    is not); ``unlikely`` marks the
-    candidates whose probability of fitting is below the threshold, and
-    ``score`` (default: throughput per cost) orders the candidates;
-    ``fallback``, the probability of fitting, makes a job with no rankable
-    candidate rank those of its candidates most likely to fit
-    (``if_none_fit="most_likely"``). Returns the rows to keep, best first
-    within each job, and the columns ``rank_candidates`` adds, for those
-    rows.
+    The arguments as :func:`rank_arrays` takes them, checked; ``unlikely`` marks the
+    candidates below the threshold of fitting, ``score`` (default: throughput per cost)
+    orders them, and ``fallback`` (the probability of fitting) ranks a job with no rankable
+    candidate by ``if_none_fit="most_likely"``. Returns the rows kept, best first within
+    each job, and the columns ``rank_candidates`` adds, at those rows.
     """
     n = len(job_codes)
     marked = feasible
@@ -333,16 +327,12 @@ def lognormal_mean(predicted, low, high, coverage):
     >>> round(float(lognormal_mean(100.0, 50.0, 200.0, 0.8)[0]), 1)
     115.8
     """
-    from scipy.special import ndtri
-
     if not (isinstance(coverage, Real) and 0 < coverage < 1):
         raise ValueError(f"coverage must be a number in (0, 1), got {coverage!r}")
-    predicted, low, high = (np.atleast_1d(np.asarray(v, dtype=np.float64))
-                            for v in (predicted, low, high))
+    predicted, low, high = (np.atleast_1d(np.asarray(v, dtype=np.float64)) for v in (predicted, low, high))
     with np.errstate(divide="ignore", invalid="ignore"):
-        sigma = np.log(high / low) / (2 * ndtri((1 + coverage) / 2))
-    sigma = np.where(np.isfinite(sigma) & (sigma >= 0), sigma, np.nan)
-    return predicted * np.exp(sigma ** 2 / 2)
+        sigma = np.log(high / low) / (2 * NormalDist().inv_cdf((1 + coverage) / 2))
+    return predicted * np.exp(np.where(np.isfinite(sigma) & (sigma >= 0), sigma, np.nan) ** 2 / 2)
 
 
 def _score(objective, throughput, hourly, low, probability, low_name, mean=None):
@@ -445,14 +435,10 @@ def rank_candidates(predictions, *, cost, job_col="job_id", hardware_col="hardwa
           it does not fit, ranking by it puts first the candidate of the
           least expected regret; it needs no interval. Without probabilities
           it is ``"throughput_per_cost"``.
-        - ``"mean_throughput_per_cost"``: the same with the mean of the
-          predicted throughput in place of the prediction (a median, for a
-          model fitted to the median of log throughput): ``mean_col``, such
-          as :func:`~leapml.placement.predict_candidates` gives for a
-          calibrated model (:func:`lognormal_mean` of its interval). Of two
-          candidates predicted alike, the more uncertain has the higher
-          mean. A candidate without one (no interval) is ranked by its
-          prediction, as ``"expected_throughput_per_cost"`` ranks it.
+        - ``"mean_throughput_per_cost"``: the same with the mean throughput
+          (``mean_col``, which :func:`~leapml.placement.predict_candidates`
+          gives for a calibrated model) in place of the prediction, a median;
+          a candidate without a mean is ranked by its prediction.
     low_col : str, default="throughput_low"
         Column holding the low end of the prediction interval, read by the
         objectives that use it (such as
