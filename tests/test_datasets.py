@@ -492,3 +492,78 @@ def test_a_table_without_task_or_precision_reads_them_as_unknown(tmp_path):
     assert "model_family: no 'task' column, set to 'unknown'" in log.notes
     table.to_csv(tmp_path / "lab.csv", index=False)  # still a measurement table of a folder
     assert len(read_measurements(tmp_path)) == len(table)
+
+
+def _one_job(units, throughputs, devices=(1, 1, 1), hardware=("V100", "A100", "H100")):
+    """One BERT configuration on three types, in the units given."""
+    return pd.DataFrame({"source": "bench", "model": "BERT", "task": "nlp",
+                         "num_devices": list(devices), "per_device_batch_size": 32,
+                         "hardware": list(hardware), "precision": "fp16",
+                         "throughput": list(throughputs), "throughput_unit": list(units)})
+
+
+def test_a_time_per_unit_of_work_is_read_as_a_rate():
+    """Before, ``ms/step`` was read as a throughput: the slowest type looked the fastest."""
+    log = from_measurements(_one_job(["ms/step", "MS / step", "ms per step"], [200.0, 100.0, 50.0]),
+                            _specs())
+    by_type = log.attempts.set_index("hardware_type")
+    assert by_type["throughput"].to_dict() == pytest.approx({"V100": 5.0, "A100": 10.0, "H100": 20.0})
+    assert set(by_type["throughput_unit"]) == {"step/s"}
+    assert log.attempts["job_id"].nunique() == 1  # one unit, however it was spelled
+    assert any("time per unit of work" in note for note in log.notes)
+
+
+def test_a_rate_per_device_is_read_as_the_whole_job_s():
+    log = from_measurements(_one_job(["tokens/s/GPU", "tokens/s per GPU", "Tokens / sec / gpu"],
+                                     [100.0, 150.0, 300.0], devices=(8, 8, 8)), _specs())
+    assert sorted(log.attempts["throughput"]) == [800.0, 1200.0, 2400.0]
+    assert set(log.attempts["throughput_unit"]) == {"tokens/s"}
+
+
+def test_a_duration_as_the_unit_is_no_rate_and_dropped():
+    with pytest.warns(UserWarning, match=r"1 measurement\(s\) give a time as their unit"):
+        log = from_measurements(_one_job(["samples/s", "samples/s", "min"], [10.0, 20.0, 35.0]),
+                                _specs())
+    assert sorted(log.attempts["hardware_type"]) == ["A100", "V100"]
+    assert any(note.startswith("rows dropped, a unit that is a time") for note in log.notes)
+
+
+def test_a_number_as_the_unit_is_a_shifted_row_and_refused(tmp_path):
+    """``12,345`` unquoted, the unit left empty: the 345 moved into the unit, 12 stayed."""
+    path = tmp_path / "t.csv"
+    path.write_text("source,model,task,batch_size,per_device_batch_size,num_devices,hardware,"
+                    "precision,throughput,throughput_unit\n"
+                    "x,M,nlp,32,32,1,V100,fp16,100,\nx,M,nlp,32,32,1,A100,fp16,12,345\n")
+    with pytest.raises(ValueError, match=r"'throughput_unit' holds a number in .*t.csv:1.*such as 345"):
+        from_measurements(read_measurements(path), _specs())
+
+
+def test_rows_that_differ_only_in_spelling_are_one_measurement():
+    """Before, the second row read the first's throughput as its own history (its target)."""
+    table = _one_job(["samples/s", "samples/s", "samples/s"], [100.0, 100.0, 300.0],
+                     hardware=("V100", "v100 ", "A100"))
+    with pytest.warns(UserWarning, match=r"1 measurement row\(s\) repeat an earlier row in job_id"):
+        log = from_measurements(table, _specs())
+    assert sorted(log.attempts["hardware_type"]) == ["A100", "V100"]
+    X = build_features(log.attempts, log.hardware)
+    assert X["job_runs_same_hardware"].max() == 0
+
+
+def test_job_columns_of_a_source_spelled_otherwise_still_tell_jobs_apart():
+    table = _one_job(["samples/s"] * 3, [100.0, 300.0, 500.0], hardware=("V100", "V100", "A100"))
+    table = table.assign(source=["Gavel ", "Gavel ", "Gavel "],
+                         placement=["consolidated", "unconsolidated", "consolidated"])
+    log = from_measurements(table, _specs(), job_columns={"gavel": ("placement",)})
+    assert log.attempts["job_id"].nunique() == 2
+
+
+def test_two_columns_read_as_one_name_are_refused():
+    table = _one_job(["samples/s"] * 3, [1.0, 2.0, 3.0])
+    both = table.assign(Throughput=[9.0, 9.0, 9.0])
+    with pytest.raises(ValueError, match=r"2 columns read as 'throughput'"):
+        from_measurements(both, _specs())
+
+
+def test_a_table_named_with_its_extension_is_found(tmp_path):
+    _one_job(["samples/s"] * 3, [1.0, 2.0, 3.0]).to_csv(tmp_path / "bench.csv", index=False)
+    assert len(read_measurements(tmp_path, sources=["bench.csv"])) == 3

@@ -401,3 +401,12 @@ def test_a_count_too_large_for_a_whole_number_is_named_not_cast():
     log.loc[log.index[0], "trainer_count"] = 1e30
     with pytest.raises(SchemaError, match=r"trainer_count is beyond 9007199254740992 in 1 row"):
         validate_attempts(coerce_attempts(log), fleet.hardware)
+
+
+@pytest.mark.parametrize("written, family", [("FP8 (E4M3)", "fp8"), ("fp8-e5m2", "fp8"),
+                                             ("bf16-true", "bf16"), ("FP32 (TF32)", "fp32_(tf32)")])
+def test_a_format_beside_a_family_s_name_is_that_family(written, family):
+    """Before, "FP8 (E4M3)" was a category of its own, given the fp16 peak instead of fp8's."""
+    from leapml.schema import normalize_precision
+
+    assert normalize_precision(written) == family

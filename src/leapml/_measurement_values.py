@@ -34,8 +34,16 @@ KNOWN_COLUMNS = ("source", "model", "task", "num_devices", "batch_size", "per_de
 def canonical_columns(table: pd.DataFrame, notes: list[str] | None = None) -> pd.DataFrame:
     """``table`` with known column names spelled otherwise (``Throughput``, ``num devices``,
     ``" model"``) renamed, where the exact name is absent; each renaming in ``notes``."""
-    spelled = {re.sub(r"[\s\-]+", "_", str(c).strip()).lower(): c for c in table.columns
-               if str(c) not in KNOWN_COLUMNS}
+    spellings: dict[str, list] = {}
+    for c in table.columns:
+        spellings.setdefault(re.sub(r"[\s\-]+", "_", str(c).strip()).lower(), []).append(c)
+    twice = {name: given for name, given in spellings.items() if name in KNOWN_COLUMNS
+             and len(given) > 1}
+    if twice:  # which one holds the values meant is not for the reader to guess
+        name, given = next(iter(twice.items()))
+        raise ValueError(f"the measurements have {len(given)} columns read as {name!r}: "
+                         f"{[str(c) for c in given]}; keep one")
+    spelled = {name: given[0] for name, given in spellings.items()}
     renamed = {spelled[name]: name for name in KNOWN_COLUMNS
                if name not in table.columns and name in spelled}
     if renamed and notes is not None:
@@ -43,27 +51,38 @@ def canonical_columns(table: pd.DataFrame, notes: list[str] | None = None) -> pd
     return table.rename(columns=renamed) if renamed else table
 
 
-def without_duplicates(table: pd.DataFrame, notes: list[str]) -> pd.DataFrame:
-    """``table`` without rows that repeat an earlier row exactly (a table read twice?), said so."""
+def without_duplicates(table: pd.DataFrame, notes: list[str], subset=None) -> pd.DataFrame:
+    """``table`` without rows that repeat an earlier row exactly (a table read twice?), or its
+    ``subset`` columns (the same job, hardware and throughput once names are read), said so."""
     try:
-        twice = table.duplicated().to_numpy()
+        twice = table.duplicated(subset).to_numpy()
     except TypeError:  # cells that cannot be hashed: nothing compared
         return table
     if twice.any():
-        notes.append(f"rows dropped, exact duplicates of an earlier row: {int(twice.sum())}")
-        warnings.warn(f"{int(twice.sum())} measurement row(s) repeat an earlier row exactly (a "
+        what = "exactly" if subset is None else f"in {', '.join(subset)}"
+        notes.append(f"rows dropped, duplicates of an earlier row {what}: {int(twice.sum())}")
+        warnings.warn(f"{int(twice.sum())} measurement row(s) repeat an earlier row {what} (a "
                       "table read twice?) and are dropped: each copy would read its twin's "
                       "throughput as its history", UserWarning, stacklevel=3)
         table = table[~twice]
     return table
 
 
+def job_columns_of(job_columns, source: str) -> tuple:
+    """The ``job_columns`` of one source: a list's, or a mapping's entry for the source, its
+    name matched whatever its case and surrounding spaces (``"Gavel "`` is ``"gavel"``)."""
+    if not isinstance(job_columns, dict):
+        return tuple(job_columns)
+    key = source.strip().casefold()
+    return next((tuple(c) for s, c in job_columns.items() if str(s).strip().casefold() == key), ())
+
+
 def unmatched_job_columns(table: pd.DataFrame, job_columns, notes: list[str]) -> None:
     """Warn of ``job_columns`` names no column of ``table`` has: rows they would tell apart
     would form one job."""
     if isinstance(job_columns, dict):  # a source absent from these tables asks for nothing
-        sources = set(table["source"].astype(str).str.strip()) if "source" in table else set()
-        names = {c for source, columns in job_columns.items() if source in sources for c in columns}
+        sources = set(table["source"].astype(str)) if "source" in table else set()
+        names = {c for source in sources for c in job_columns_of(job_columns, source)}
     else:
         names = set(job_columns)
     unknown = [f"column {c!r}" for c in sorted(names) if c not in table.columns]
@@ -72,6 +91,68 @@ def unmatched_job_columns(table: pd.DataFrame, job_columns, notes: list[str]) ->
         warnings.warn(f"job_columns names what the measurements lack ({', '.join(unknown)}): "
                       "ignored, so rows it would tell apart may form one job", UserWarning,
                       stacklevel=3)
+
+
+#: Units of time a ``throughput_unit`` may name, in seconds.
+_SECONDS = {"ms": 1e-3, "msec": 1e-3, "millisecond": 1e-3, "milliseconds": 1e-3, "s": 1.0,
+            "min": 60.0, "mins": 60.0, "minute": 60.0, "minutes": 60.0, "h": 3600.0, "hr": 3600.0,
+            "hrs": 3600.0, "hour": 3600.0, "hours": 3600.0}
+#: What a unit per device (``tokens/s/GPU``, ``images/s per chip``) names its device by.
+_PER_DEVICE = re.compile(r"(?P<rate>.+)/(gpu|device|chip|accelerator|gcd|card|tpu|hpu|xpu)s?")
+
+
+def unit_spelling(unit: str) -> str:
+    """One spelling of a throughput unit: lower case, single spaces, ``per`` as ``/`` with no
+    spaces around it, seconds as ``s`` (``"Samples per Second"`` is ``"samples/s"``)."""
+    text = re.sub(r"\s*(/|\bper\b)\s*", "/", " ".join(unit.lower().split()))
+    return re.sub(r"\b(sec|secs|second|seconds)\b", "s", text)
+
+
+def rates(table: pd.DataFrame, throughput: np.ndarray, devices: np.ndarray, notes: list[str]):
+    """Throughputs of the whole job in a rate unit, the units spelled one way, and the rows
+    whose unit is a time alone (``min``: no rate; dropped by the caller).
+
+    A time per unit of work (``ms/step``, ``s/epoch``) is inverted into work per second
+    (``step/s``), a rate per device (``tokens/s/GPU``) multiplied by the job's devices, each
+    said in ``notes``. A unit that is a number is refused: a throughput written with an
+    unquoted thousands separator (``12,345``) shifts the row's cells by one.
+    """
+    if "throughput_unit" not in table:
+        return throughput, None, np.zeros(len(table), dtype=bool)
+    given = table["throughput_unit"].astype(object)
+    text = given.map(lambda v: unit_spelling(str(v)), na_action="ignore")
+    text = text.where(text != "", None)
+    unique = pd.unique(text.dropna())
+    as_number = read_numbers(pd.Series(unique, dtype=object))[0].notna().to_numpy()
+    numeric = text.isin(set(unique[as_number])).to_numpy()
+    if numeric.any():
+        raise ValueError(
+            f"measurements column 'throughput_unit' holds a number in {describe_rows(numeric, table)}"
+            f", such as {shown(given[numeric].iloc[0])}: is a throughput written with an unquoted "
+            "thousands separator (12,345)? It shifts the row's cells; quote it or drop the comma")
+    throughput, units = throughput.astype(float).copy(), text.to_numpy(dtype=object)
+    changed: dict[str, str] = {}
+    time_only = np.zeros(len(units), dtype=bool)
+    for unit in unique:
+        rows = units == unit
+        head, _, rest = unit.partition("/")
+        if unit in _SECONDS or (head in _SECONDS and rest in ("", "run", "training")):
+            time_only |= rows  # a duration, such as a time to train: no rate
+        elif head in _SECONDS and rest:
+            with np.errstate(divide="ignore"):
+                throughput[rows] = 1.0 / (throughput[rows] * _SECONDS[head])
+            units[rows] = changed[unit] = f"{rest}/s"
+        elif (per := _PER_DEVICE.fullmatch(unit)) is not None:
+            throughput[rows] = throughput[rows] * devices[rows]
+            units[rows] = changed[unit] = per["rate"]
+    if time_only.any():
+        warnings.warn(f"{int(time_only.sum())} measurement(s) give a time as their unit "
+                      f"({sorted(set(units[time_only]))[:5]}), not a rate: dropped", UserWarning,
+                      stacklevel=5)
+    if changed:
+        notes.append(f"throughput_unit: read as the whole job's rate (a time per unit of work "
+                     f"inverted, a rate per device times the devices): {changed}")
+    return throughput, units, time_only
 
 
 def whole_or_null(values: np.ndarray, name: str, notes: list[str]) -> pd.array:

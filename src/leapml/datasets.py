@@ -147,7 +147,8 @@ def read_measurements(folder, *, sources: Sequence[str] | None = None) -> pd.Dat
         )
     named = None if sources is None else _values.column_names(sources, "sources")
     paths = (sorted(p for p in folder.iterdir() if p.suffix.lower() == ".csv" and p.is_file())
-             if named is None else [folder / (s if single else f"{s}.csv") for s in named])
+             if named is None else [folder / (s if s.lower().endswith(".csv") else f"{s}.csv")
+                                    for s in named])
     missing = [str(p) for p in paths if not p.is_file()]
     if missing or not paths:
         raise FileNotFoundError(f"no measurement table {missing or str(folder / '*.csv')}")
@@ -281,6 +282,8 @@ def from_measurements(
                           "hardware_type is hardware, peak_<precision>_tflops the tensor figure "
                           "where given)", err.problems) from None
     attempts = _attempts(measurements, hardware, job_columns, start, notes, no_peak)
+    # rows that differ only in how a name is spelled are the same measurement
+    attempts = _values.without_duplicates(attempts, notes, ["job_id", "hardware_type", "throughput"])
     try:  # rows still carry the measurements' labels, so a problem names the user's rows
         attempts = validate_attempts(coerce_attempts(attempts), hardware)
     except SchemaError as err:
@@ -404,8 +407,9 @@ def _attempts(
 
 def _kept_rows(table: pd.DataFrame, catalog: pd.DataFrame, notes: list[str], no_peak=()) -> pd.DataFrame:
     """The rows that are measurements of a known hardware type; the others counted in the notes."""
-    throughput = _values.throughputs(table, notes)
     devices = _values.numbers(table, "num_devices", "measurements")
+    throughput, units, time_only = _values.rates(table, _values.throughputs(table, notes), devices,
+                                                 notes)
     unnamed = table["hardware"].isna().to_numpy()
     table = table.assign(hardware=_catalog_spelling(table["hardware"], catalog["hardware_type"],
                                                     notes))
@@ -413,6 +417,7 @@ def _kept_rows(table: pd.DataFrame, catalog: pd.DataFrame, notes: list[str], no_
     reasons = {
         "no hardware named": unnamed,
         "no positive throughput": ~(np.isfinite(throughput) & (throughput > 0)),
+        "a unit that is a time, not a rate": time_only,
         "no whole, positive device count": ~(
             np.isfinite(devices) & (devices > 0) & (devices % 1 == 0) & (devices <= MAX_COUNT)
         ),
@@ -447,6 +452,8 @@ def _kept_rows(table: pd.DataFrame, catalog: pd.DataFrame, notes: list[str], no_
         )
     kept = table[~drop].copy()
     kept["throughput"] = throughput[~drop]
+    if units is not None:
+        kept["throughput_unit"] = units[~drop]
     kept["num_devices"] = devices[~drop]
     return kept
 
@@ -548,9 +555,8 @@ def _job_ids(table: pd.DataFrame, attempts: pd.DataFrame, job_columns) -> np.nda
     """``<source>-<number>``: one number per launch configuration within a source."""
     keys = attempts[["source", *LAUNCH_COLUMNS, "throughput_unit"]].astype(object).map(str)
     extra = pd.Series("", index=table.index)
-    for source, rows in table.groupby(table["source"].astype(str), sort=False):
-        columns = job_columns.get(source, ()) if isinstance(job_columns, dict) else job_columns
-        columns = [c for c in columns if c in rows]
+    for source, rows in table.groupby(attempts["source"], sort=False):  # names stripped
+        columns = [c for c in _values.job_columns_of(job_columns, source) if c in rows]
         if columns:
             extra[rows.index] = rows[columns].astype(object).map(str).agg("|".join, axis=1)
     keys["extra"] = extra

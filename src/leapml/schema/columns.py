@@ -61,7 +61,7 @@ def normalize_precision(value):
     if joined in _ALIAS_FAMILY:
         return _ALIAS_FAMILY[joined]
     # "Mixed Precision", "AMP (FP16)", "BF16 AMP": words around one family's name
-    words = set(re.findall(r"[a-z]+\d*", joined))
+    words = set(re.findall(r"[a-z][a-z\d]*", joined))
     named = {_ALIAS_FAMILY[w] for w in words if w in _ALIAS_FAMILY and w not in _MIXED}
     if len(named) == 1 and words <= set(_ALIAS_FAMILY) | _MIXED | _FILLER:
         return named.pop()
@@ -72,7 +72,9 @@ def normalize_precision(value):
 
 #: Words that say mixed precision without its type, and words that say nothing of it.
 _MIXED = frozenset({"amp", "mixed", "automatic"})
-_FILLER = frozenset({"precision", "training", "math", "mode"})
+# words beside a family's name that say nothing of another family: an FP8 format, "true"
+# (pure rather than mixed, as in "bf16-true")
+_FILLER = frozenset({"precision", "training", "math", "mode", "e4m3", "e5m2", "true"})
 
 
 @dataclass(frozen=True)
