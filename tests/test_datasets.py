@@ -567,3 +567,15 @@ def test_two_columns_read_as_one_name_are_refused():
 def test_a_table_named_with_its_extension_is_found(tmp_path):
     _one_job(["samples/s"] * 3, [1.0, 2.0, 3.0]).to_csv(tmp_path / "bench.csv", index=False)
     assert len(read_measurements(tmp_path, sources=["bench.csv"])) == 3
+
+
+def test_another_table_s_words_for_known_columns_are_read_and_said():
+    table = _one_job(["samples/s"] * 3, [100.0, 200.0, 300.0], devices=(2, 2, 2)).rename(
+        columns={"num_devices": "num_gpus", "per_device_batch_size": "Micro Batch Size",
+                 "throughput_unit": "unit"}).assign(**{"Sequence Length": 2048})
+    log = from_measurements(table, _specs())
+    assert set(log.attempts["trainer_count"]) == {2} and set(log.attempts["batch_size"]) == {32}
+    assert set(log.attempts["seq_len"]) == {2048}
+    assert any("'num_gpus': 'num_devices'" in note for note in log.notes)
+    with pytest.raises(ValueError, match=r"2 columns that may be 'num_devices'"):
+        from_measurements(table.assign(gpus=2), _specs())

@@ -31,6 +31,15 @@ KNOWN_COLUMNS = ("source", "model", "task", "num_devices", "batch_size", "per_de
                  "parallelism", "submit_time")
 
 
+#: Other tables' words for known columns, read as those where the known name is absent.
+ALIASES = {"num_gpus": "num_devices", "n_gpus": "num_devices", "gpus": "num_devices",
+           "gpu_count": "num_devices", "devices": "num_devices", "global_batch_size": "batch_size",
+           "batch_size_per_device": "per_device_batch_size",
+           "batch_size_per_gpu": "per_device_batch_size", "per_gpu_batch_size": "per_device_batch_size",
+           "micro_batch_size": "per_device_batch_size", "sequence_length": "seq_len",
+           "seq_length": "seq_len", "seqlen": "seq_len", "unit": "throughput_unit"}
+
+
 def canonical_columns(table: pd.DataFrame, notes: list[str] | None = None) -> pd.DataFrame:
     """``table`` with known column names spelled otherwise (``Throughput``, ``num devices``,
     ``" model"``) renamed, where the exact name is absent; each renaming in ``notes``."""
@@ -44,6 +53,13 @@ def canonical_columns(table: pd.DataFrame, notes: list[str] | None = None) -> pd
         raise ValueError(f"the measurements have {len(given)} columns read as {name!r}: "
                          f"{[str(c) for c in given]}; keep one")
     spelled = {name: given[0] for name, given in spellings.items()}
+    for name in set(ALIASES.values()) - set(spelled):  # another table's word for a known column
+        given = [spelled[alias] for alias, known in ALIASES.items() if known == name and alias in spelled]
+        if len(given) > 1:
+            raise ValueError(f"the measurements have {len(given)} columns that may be {name!r}: "
+                             f"{[str(c) for c in given]}; name one {name!r}")
+        if given:
+            spelled[name] = given[0]
     renamed = {spelled[name]: name for name in KNOWN_COLUMNS
                if name not in table.columns and name in spelled}
     if renamed and notes is not None:
