@@ -579,3 +579,10 @@ def test_another_table_s_words_for_known_columns_are_read_and_said():
     assert any("'num_gpus': 'num_devices'" in note for note in log.notes)
     with pytest.raises(ValueError, match=r"2 columns that may be 'num_devices'"):
         from_measurements(table.assign(gpus=2), _specs())
+
+
+def test_a_geforce_card_is_read_by_its_model_name():
+    specs = _specs().assign(hardware=["RTX-3090", "RTX-4090", "H100", "CPU"])
+    table = _one_job(["samples/s"] * 2, [1.0, 2.0], devices=(1, 1),
+                     hardware=("NVIDIA GeForce RTX 3090", "GeForce RTX 4090"))
+    assert sorted(from_measurements(table, specs).attempts["hardware_type"]) == ["RTX-3090", "RTX-4090"]

@@ -340,7 +340,8 @@ def name_key(name: str) -> str:
 #: Vendor names a hardware name may start with ("NVIDIA A100-40GB-SXM4").
 _VENDOR = re.compile(r"^(nvidia|amd|intel|habana|google)(?=.)")
 #: Words of a hardware name that name its maker or line, not the device.
-_MAKER_WORDS = frozenset({"nvidia", "amd", "intel", "habana", "google", "tesla", "instinct"})
+_MAKER_WORDS = frozenset({"nvidia", "amd", "intel", "habana", "google", "tesla", "instinct",
+                          "geforce"})
 
 
 def name_words(name: str) -> frozenset:
