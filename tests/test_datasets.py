@@ -586,3 +586,16 @@ def test_a_geforce_card_is_read_by_its_model_name():
     table = _one_job(["samples/s"] * 2, [1.0, 2.0], devices=(1, 1),
                      hardware=("NVIDIA GeForce RTX 3090", "GeForce RTX 4090"))
     assert sorted(from_measurements(table, specs).attempts["hardware_type"]) == ["RTX-3090", "RTX-4090"]
+
+
+def test_a_measurement_table_that_cannot_be_read_is_refused_not_skipped(tmp_path):
+    """Before, a latin-1 measurement table beside readable ones was skipped with a warning
+    that called it no measurement table: its rows were lost."""
+    header = b"source,model,task,num_devices,batch_size,hardware,precision,throughput\n"
+    (tmp_path / "a.csv").write_bytes(header + b"a,x,vision,1,32,V100,fp32,10\n")
+    (tmp_path / "b.csv").write_bytes(header + b"b,caf\xe9,vision,1,32,V100,fp32,10\n")
+    with pytest.raises(ValueError, match=r"b.csv is not UTF-8 text .*not skipped"):
+        read_measurements(tmp_path)
+    (tmp_path / "b.csv").write_bytes(b"hardware,price\n\xe9,1\n")  # not a measurement table
+    with pytest.warns(UserWarning, match="skipped 1 file"):
+        assert len(read_measurements(tmp_path)) == 1

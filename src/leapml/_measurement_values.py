@@ -196,8 +196,34 @@ def column_names(value, name: str) -> tuple:
     return tuple(value)
 
 
+class UnreadableTable(ValueError):
+    """A file whose header names a measurement table's columns, but whose rows cannot be read:
+    refused even where files that are no measurement table are skipped."""
+
+
+def _table_header(path: Path) -> bool:
+    """Whether the first line of ``path`` names ``source``, ``model``, ``hardware`` and
+    ``throughput`` (in any case), whatever its encoding."""
+    with open(path, "rb") as file:
+        first = file.readline(65536).decode("utf-8", errors="replace").casefold()
+    words = set(re.split(r"[^a-z_]+", first))
+    return {"source", "model", "hardware", "throughput"} <= words
+
+
 def read_csv(path: Path) -> pd.DataFrame:
-    """One CSV table; a file that is not UTF-8 CSV text is named in the error."""
+    """One CSV table; a file that is not UTF-8 CSV text is named in the error (an
+    :class:`UnreadableTable` where its header is a measurement table's)."""
+    try:
+        return _read_csv(path)
+    except ValueError as err:
+        if _table_header(path):
+            raise UnreadableTable(f"{err} (its header is a measurement table's, so it is not "
+                                  "skipped: mend it, or move it out of the folder)") from None
+        raise
+
+
+def _read_csv(path: Path) -> pd.DataFrame:
+    """:func:`read_csv` before its errors are told apart."""
     try:
         refuse_repeated_header(path)
         table = pd.read_csv(path, low_memory=False)

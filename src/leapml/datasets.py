@@ -157,7 +157,7 @@ def read_measurements(folder, *, sources: Sequence[str] | None = None) -> pd.Dat
         try:
             table = _values.read_csv(path)
         except ValueError as err:
-            if named is not None:
+            if named is not None or isinstance(err, _values.UnreadableTable):
                 raise
             skipped.append(f"{path.name} ({err})")  # a file beside the tables, not one of them
             continue
