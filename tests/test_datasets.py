@@ -599,3 +599,15 @@ def test_a_measurement_table_that_cannot_be_read_is_refused_not_skipped(tmp_path
     (tmp_path / "b.csv").write_bytes(b"hardware,price\n\xe9,1\n")  # not a measurement table
     with pytest.warns(UserWarning, match="skipped 1 file"):
         assert len(read_measurements(tmp_path)) == 1
+
+
+def test_read_measurements_says_what_it_was_given(tmp_path):
+    (tmp_path / "a.csv").write_text("source;model;num_devices;batch_size;hardware;throughput\n"
+                                    "a;x;1;32;V100;10\n")
+    (tmp_path / "t.tsv").write_text("source\tmodel\n")
+    with pytest.raises(ValueError, match=r"it has \['source;model.*write the table comma-separated"):
+        read_measurements(tmp_path / "a.csv")
+    with pytest.raises(FileNotFoundError, match="no file .*missing.csv"):
+        read_measurements(tmp_path / "missing.csv")
+    with pytest.raises(FileNotFoundError, match=r"t.tsv is not a .csv file"):
+        read_measurements(tmp_path / "t.tsv")

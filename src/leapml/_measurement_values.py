@@ -67,6 +67,14 @@ def canonical_columns(table: pd.DataFrame, notes: list[str] | None = None) -> pd
     return table.rename(columns=renamed) if renamed else table
 
 
+def lacking(table: pd.DataFrame, missing: list[str]) -> str:
+    """What a table that lacks ``missing`` columns is told: the columns it has, and a hint where
+    its one column holds ``;`` or tabs (a table separated otherwise)."""
+    hint = ("; its one column holds ';' or tabs: write the table comma-separated"
+            if len(table.columns) == 1 and any(c in str(table.columns[0]) for c in ";\t") else "")
+    return f"lacks column(s) {missing} (it has {[str(c) for c in table.columns][:20]}{hint})"
+
+
 def without_duplicates(table: pd.DataFrame, notes: list[str], subset=None) -> pd.DataFrame:
     """``table`` without rows that repeat an earlier row exactly (a table read twice?), or its
     ``subset`` columns (the same job, hardware and throughput once names are read), said so."""

@@ -142,9 +142,9 @@ def read_measurements(folder, *, sources: Sequence[str] | None = None) -> pd.Dat
     if single:  # one table, read as a table named in sources is
         folder, sources = folder.parent, [folder.name]
     if not folder.is_dir():
-        raise FileNotFoundError(
-            f"no folder {folder}: give the folder holding the measurement tables (or one table)"
-        )
+        why = (f"no file {folder}" if folder.suffix.lower() == ".csv" else f"{folder} is not a "
+               ".csv file (tables are comma-separated)" if folder.is_file() else f"no folder {folder}")
+        raise FileNotFoundError(f"{why}: give the folder holding the measurement tables (or one table)")
     named = None if sources is None else _values.column_names(sources, "sources")
     paths = (sorted(p for p in folder.iterdir() if p.suffix.lower() == ".csv" and p.is_file())
              if named is None else [folder / (s if s.lower().endswith(".csv") else f"{s}.csv")
@@ -164,7 +164,7 @@ def read_measurements(folder, *, sources: Sequence[str] | None = None) -> pd.Dat
         table = _values.canonical_columns(table)
         lacks = _missing_columns(table)
         if lacks and named is not None:
-            raise ValueError(f"{path} is not a measurement table: it lacks column(s) {lacks}")
+            raise ValueError(f"{path} is not a measurement table: it {_values.lacking(table, lacks)}")
         if lacks:
             skipped.append(f"{path.name} (lacks {lacks}; it has {list(table.columns)[:10]})")
         else:  # rows named by their file, which an error about a value then names
@@ -360,12 +360,8 @@ def _attempts(
     no_peak: list,
 ) -> pd.DataFrame:
     """The attempt log of a measurement table (one attempt per kept row)."""
-    missing = _missing_columns(table)
-    if missing:
-        hint = ("; its one column holds ';' or tabs: write the table comma-separated"
-                if len(table.columns) == 1 and any(c in str(table.columns[0]) for c in ";\t") else "")
-        raise ValueError(f"measurements lacks column(s) {missing} (it has {list(table.columns)[:20]}"
-                         f"{hint})")
+    if missing := _missing_columns(table):
+        raise ValueError(f"measurements {_values.lacking(table, missing)}")
     table = _kept_rows(table, catalog, notes, no_peak)
     devices = table["num_devices"].to_numpy(dtype=float)
     attempts = pd.DataFrame(
