@@ -611,3 +611,10 @@ def test_read_measurements_says_what_it_was_given(tmp_path):
         read_measurements(tmp_path / "missing.csv")
     with pytest.raises(FileNotFoundError, match=r"t.tsv is not a .csv file"):
         read_measurements(tmp_path / "t.tsv")
+
+
+def test_a_per_device_batch_that_cannot_be_falls_back_to_the_global_one():
+    table = _one_job(["samples/s"] * 3, [1.0, 2.0, 3.0], devices=(2, 2, 2)).assign(
+        per_device_batch_size=[0, 32.5, 16], batch_size=[64, 64, 32])
+    log = from_measurements(table, _specs())
+    assert log.attempts["batch_size"].tolist() == [32, 32, 16]

@@ -517,11 +517,11 @@ def _per_device_batch(table: pd.DataFrame, devices: np.ndarray, notes: list[str]
     )
     if "batch_size" in table:
         derived = _values.numbers(table, "batch_size", "measurements") / devices
-        use = np.isnan(per_device) & (derived % 1 == 0) & (derived > 0) & (derived <= MAX_COUNT)
+        whole = [(b % 1 == 0) & (b > 0) & (b <= MAX_COUNT) for b in (per_device, derived)]
+        use = (np.isnan(per_device) | ~whole[0]) & whole[1]  # none given, or none that can be
         if use.any():
-            notes.append(
-                f"batch_size: global batch / devices for {int(use.sum())} row(s) without a per-device batch"
-            )
+            notes.append(f"batch_size: global batch / devices for {int(use.sum())} row(s) without "
+                         "a per-device batch (or with one that is not a whole number above 0)")
         with np.errstate(invalid="ignore"):
             differ = (per_device != derived) & ~np.isnan(per_device) & (derived % 1 == 0)
         if differ.any():
