@@ -371,6 +371,8 @@ def test_a_vendor_name_before_the_hardware_is_read_and_an_unknown_type_is_warned
 def test_a_count_out_of_range_is_read_as_unknown_and_named(column, value):
     table = _table().assign(seq_len=512.0)
     table.loc[1, column] = value
+    if column == "per_device_batch_size":  # no global batch to fall back to (see below)
+        table.loc[1, "batch_size"] = np.nan
     log = from_measurements(table, _specs())
     name = "batch_size" if column == "per_device_batch_size" else column
     row = log.attempts[(log.attempts["hardware_type"] == "A100") & (log.attempts["trainer_count"] == 1)]
