@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -89,8 +90,10 @@ def test_rank_orders_every_candidate_of_each_submission(fleet_dir, model_file, t
         rankable = rows["rankable"].to_numpy(bool)
         assert not (~rankable[:-1] & rankable[1:]).any()
         assert set(rows.loc[~rows["rankable"], "reason"]) <= {"fit probability below threshold"}
-        per_cost = rows.loc[rows["rankable"], "throughput_per_cost"].to_numpy()
-        assert (per_cost[:-1] >= per_cost[1:]).all()
+        score = rows.loc[rows["rankable"], "score"].to_numpy()  # the default objective's value
+        assert (score[:-1] >= score[1:]).all()
+        np.testing.assert_allclose(score, (rows["fit_probability"] * rows["throughput_mean"]
+                                           / rows["cost_per_hour"])[rows["rankable"]])
 
 
 def test_rank_if_none_fit_gives_every_submission_a_type(fleet_dir, model_file, tmp_path):

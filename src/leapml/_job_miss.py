@@ -15,6 +15,8 @@ it does not see the job's other types.
 
 from __future__ import annotations
 
+from numbers import Real
+
 import numpy as np
 
 from leapml.regressor import HISTORY_COLUMNS
@@ -61,6 +63,11 @@ def job_shift(model, X, job_codes, predicted, *, transfer=HISTORY_TRANSFER) -> n
     [1.0, 1.414]
     """
     codes = np.asarray(job_codes)
+    if codes.ndim != 1 or len(codes) != len(predicted):
+        raise ValueError(f"job_codes must number each of the {len(predicted)} rows' job, got "
+                         f"{'a scalar' if codes.ndim == 0 else f'{len(codes)} entries'}")
+    if not (isinstance(transfer, Real) and 0 <= transfer <= 1):
+        raise ValueError(f"transfer must be a share in [0, 1], got {transfer!r}")
     shift = np.zeros(len(predicted))
     columns = getattr(model, "history_columns", None) or HISTORY_COLUMNS
     if transfer == 0 or len(predicted) == 0 or not all(_has(X, c) for c in columns):
@@ -72,11 +79,13 @@ def job_shift(model, X, job_codes, predicted, *, transfer=HISTORY_TRANSFER) -> n
         if not ran.any():
             return shift
         weight = _blend_weight(model, runs)
-        own = (np.log(predicted) - weight * mean) / (1.0 - weight)  # the model before the blend
-        miss = np.where(ran, mean - own, 0.0)
+        # the model before the blend; a row that is all runs (weight 1) tells nothing of it
+        own = (np.log(predicted) - weight * mean) / (1.0 - weight)
+        told = ran & np.isfinite(own)
+        miss = np.where(told, mean - own, 0.0)
     _, job = np.unique(codes, return_inverse=True)
-    runs_of_job = np.bincount(job, weights=np.where(ran, runs, 0.0))
-    miss_of_job = np.bincount(job, weights=miss * np.where(ran, runs, 0.0))
+    runs_of_job = np.bincount(job, weights=np.where(told, runs, 0.0))
+    miss_of_job = np.bincount(job, weights=miss * np.where(told, runs, 0.0))
     has_runs = runs_of_job > 0
     per_job = np.divide(miss_of_job, runs_of_job, out=np.zeros_like(miss_of_job), where=has_runs)
     return np.where(ran, 0.0, transfer * per_job[job])

@@ -211,7 +211,7 @@ def _add_predict_and_rank(sub) -> None:
             p.add_argument("--min-fit-probability", type=float, default=0.5,
                            help="candidates less likely to fit are not ranked, when the model "
                                 "file holds a feasibility model (default: %(default)s)")
-            p.add_argument("--objective", choices=_OBJECTIVES, default="expected_throughput_per_cost",
+            p.add_argument("--objective", choices=_OBJECTIVES, default="mean_throughput_per_cost",
                            help="what orders the candidates (default: %(default)s)")
             p.add_argument("--if-none-fit", choices=_IF_NONE_FIT, default=_IF_NONE_FIT[0],
                            help="a submission no type is likely enough to fit: no rankable "
@@ -520,7 +520,7 @@ def _predict(args) -> int:
 def _rank(args) -> int:
     from .model_file import load, load_feasibility
     from .placement import explain_picks, place
-    from .ranking import NEEDS_INTERVAL, READS_MEAN
+    from .ranking import NEEDS_INTERVAL
     from .schema import RowsSchemaError, SchemaError
 
     _check_output(args.out, inputs=_inputs(args))
@@ -528,10 +528,6 @@ def _rank(args) -> int:
     if args.coverage != 0.8 and not hasattr(model, "calibration_"):
         warnings.warn(f"--coverage {args.coverage} has no effect: {args.model} has no prediction "
                       "intervals (fit it with --calibration-days 1)", UserWarning, stacklevel=2)
-    if args.objective in READS_MEAN and not hasattr(model, "calibration_"):
-        warnings.warn(f"--objective {args.objective} ranks by the prediction: {args.model} has no "
-                      "prediction intervals to read a mean from (fit it with --calibration-days 1)",
-                      UserWarning, stacklevel=2)
     if args.objective in NEEDS_INTERVAL and not hasattr(model, "calibration_"):
         raise _Fail(f"--objective {args.objective} needs prediction intervals, and {args.model} "
                     "has none: fit it with --calibration-days 1 (leapml fit)")

@@ -8,12 +8,20 @@ and :func:`place` at every submission.
 from __future__ import annotations
 
 import warnings
+from numbers import Integral
 from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
 
 from ._calendar import on_or_before, read_time, utc_ns
+from ._candidate_columns import (
+    MEAN_COVERAGE,
+    fit_probability,
+    intervals,
+    known_infeasible,
+    mean_throughput,
+)
 from ._frames import cached_index, column_values, frame_of_arrays, require_unique_columns, taken
 from ._job_miss import HISTORY_TRANSFER, predict_by_job
 from .features import (
@@ -27,8 +35,8 @@ from .features import (
     hardware_type_names,
 )
 from .features.sizes import lacking_sizes
-from .ranking import DEFAULT_OBJECTIVE, lognormal_mean, rank_arrays
-from .regressor import LeapRegressor
+from .ranking import DEFAULT_OBJECTIVE, NEEDS_INTERVAL, rank_arrays
+from .regressor import HISTORY_COLUMNS, LeapRegressor
 from .schema.rules import describe_rows, text_values
 from .training import (
     EVIDENCE_COLUMNS,
@@ -48,7 +56,7 @@ from .training import (
 
 # the window and feasibility names live in leapml.training and stay importable from here
 __all__ = ["CARRIED_MISS", "EVIDENCE_COLUMNS", "FEASIBILITY_FEATURES", "HISTORY_TRANSFER",
-           "MEMORY_FLOOR_COLUMNS", "MEMORY_FLOOR_LOAD", "MEMORY_FLOOR_OVERRIDE",
+           "MEAN_COVERAGE", "MEMORY_FLOOR_COLUMNS", "MEMORY_FLOOR_LOAD", "MEMORY_FLOOR_OVERRIDE",
            "MEMORY_OVERRIDE_COLUMNS", "MEMORY_OVERRIDE_LOAD", "MONOTONE_FEATURES", "completed_between", "explain_picks", "fit_feasibility",
            "fit_window", "history_groups", "place", "predict_by_job", "predict_candidates",
            "same_families"]
@@ -110,10 +118,11 @@ def predict_candidates(
         One row per (job, hardware type) with ``trainer_count``,
         ``predicted_throughput``, ``fit_probability`` (NaN when
         ``feasibility`` is None), and ``throughput_low`` and
-        ``throughput_high``, the prediction interval, and
-        ``throughput_mean``, the mean throughput it implies
-        (:func:`~leapml.ranking.lognormal_mean`; all three NaN unless the
-        model was calibrated), ready for :func:`~leapml.rank_candidates`.
+        ``throughput_high``, the prediction interval (NaN where it is
+        infinite), and ``throughput_mean``, the mean throughput
+        (:func:`~leapml.ranking.lognormal_mean` of the interval of
+        :data:`MEAN_COVERAGE`, whatever ``coverage`` is; all three NaN unless
+        the model was calibrated), ready for :func:`~leapml.rank_candidates`.
 
     Examples
     --------
@@ -227,14 +236,15 @@ def _predictions(model, jobs, hardware, history, at, hardware_types,
     read = X if isinstance(model, LeapRegressor) else frame
     # a job's candidates are predicted together: its miss where it ran carries to the rest
     predicted, shift = predict_by_job(model, read, repeat)
-    interval = _interval(model, read, coverage, n_jobs * n_types) * np.exp(shift)[:, None]
+    interval = intervals(model, read, coverage, shift)
+    mean = mean_throughput(model, read, predicted, interval, coverage, shift)
     if not_yet is not None and not_yet.any():  # no prediction for a type not there yet
         predicted, interval = predicted.copy(), np.array(interval, dtype=float)
-        predicted[not_yet], interval[not_yet] = np.nan, np.nan
+        predicted[not_yet], interval[not_yet], mean[not_yet] = np.nan, np.nan, np.nan
     return _Predictions(job_id, np.tile(np.arange(n_types), n_jobs), names,
                         column_values(jobs["trainer_count"], repeat), predicted,
-                        _fit_probability(feasibility, frame, job_id, np.tile(names, n_jobs)),
-                        interval, lognormal_mean(predicted, *interval.T, coverage))
+                        fit_probability(feasibility, frame, job_id, np.tile(names, n_jobs)),
+                        interval, mean)
 
 
 def with_model_sizes(jobs, history):
@@ -267,67 +277,6 @@ def _with_peaks(frame, feasibility, jobs, names, at, history, hardware):
         peaks = PeakLog.of(history[history["job_id"].isin(jobs["job_id"])], hardware)
     return with_measured_peaks(frame, feasibility, candidate_rows(jobs, names, at=at), peaks,
                                hardware)
-
-
-def _interval(model, X, coverage, n_rows) -> np.ndarray:
-    """Prediction intervals of a calibrated model (groups: :func:`history_groups`); else NaN."""
-    if not hasattr(model, "calibration_"):
-        return np.full((n_rows, 2), np.nan)
-    return model.predict_interval(X, coverage=coverage, groups=history_groups(X))
-
-
-def _fit_probability(feasibility, X, job_id, hardware_type) -> np.ndarray:
-    """Each candidate's probability of fitting: from a fitted classifier, or from known answers.
-
-    ``feasibility`` is None (unknown: NaN), a classifier with
-    ``fit_probability`` (such as :func:`fit_feasibility` returns), or a
-    DataFrame of ``job_id``, ``hardware_type`` and a boolean ``feasible``
-    (or a ``fit_probability``) covering every candidate.
-    """
-    if feasibility is None:
-        return np.full(len(job_id), np.nan)
-    if not isinstance(feasibility, pd.DataFrame):
-        if not callable(getattr(feasibility, "fit_probability", None)):
-            raise TypeError(
-                "feasibility must be None, a fitted classifier with fit_probability (see "
-                "fit_feasibility) or a DataFrame of job_id, hardware_type and feasible, got "
-                f"{type(feasibility).__name__}"
-            )
-        names = getattr(feasibility, "feature_names_in_", None)
-        if names is not None:
-            X = X[list(names)]  # the columns it was fitted on, e.g. FEASIBILITY_FEATURES
-        return np.asarray(feasibility.fit_probability(X), dtype=float)
-    known = _known_probability(feasibility)
-    keys = pd.MultiIndex.from_arrays([pd.Index(text_values(job_id)),
-                                      pd.Index(np.asarray(hardware_type, dtype=str))])
-    where = known.index.get_indexer(keys)
-    if (where < 0).any():
-        missing = keys[where < 0][:5].tolist()
-        raise ValueError(
-            f"feasibility has no row for {int((where < 0).sum())} candidate(s), e.g. "
-            f"{missing}; give one row per (job_id, hardware_type) candidate"
-        )
-    return known.to_numpy(float)[where]  # a row's NaN or <NA>: fitting unknown, as in ranking
-
-
-def _known_probability(feasibility: pd.DataFrame) -> pd.Series:
-    """Known feasibility as a probability of fitting, indexed by (job_id, hardware_type)."""
-    value = "fit_probability" if "fit_probability" in feasibility else "feasible"
-    missing = [c for c in ("job_id", "hardware_type", value) if c not in feasibility]
-    if missing:
-        raise ValueError(
-            f"feasibility lacks column(s) {missing}; it needs job_id, hardware_type and "
-            "feasible (boolean) or fit_probability"
-        )
-    values = feasibility[value]
-    if value == "feasible" and not pd.api.types.is_bool_dtype(values.dtype):
-        raise ValueError(f"feasibility column 'feasible' must be boolean, got dtype {values.dtype}")
-    index = pd.MultiIndex.from_arrays([pd.Index(text_values(feasibility["job_id"])),
-                                       pd.Index(feasibility["hardware_type"].astype(str))])
-    known = pd.Series(values.to_numpy(dtype=float, na_value=np.nan), index=index)
-    if not known.index.is_unique:
-        raise ValueError("feasibility has several rows for one (job_id, hardware_type) pair")
-    return known
 
 
 def same_families(history: pd.DataFrame, candidates: pd.DataFrame) -> pd.DataFrame:
@@ -409,6 +358,10 @@ def place(
     _refuse_repeated_jobs(jobs)
     predictions = _predictions(model, jobs, hardware, history, at, hardware_types, feasibility,
                                coverage, priced=True)
+    if objective in NEEDS_INTERVAL and hasattr(model, "calibration_") and np.isnan(
+            predictions.interval).all():
+        raise ValueError(f"objective {objective!r} needs prediction intervals, and none is finite "
+                         f"at coverage {coverage} (too few calibration rows): give a lower coverage")
     names = predictions.type_names
     unit_cost = _unit_costs(hardware, names)
     codes = predictions.type_codes
@@ -420,7 +373,8 @@ def place(
         predictions.predicted,
         unit_cost[codes] * np.asarray(predictions.trainer_count, dtype=np.float64),
         fit_probability=predictions.fit_probability, min_fit_probability=min_fit_probability,
-        top_k=top_k, objective=objective, throughput_low=predictions.interval[:, 0],
+        feasible=None if (marked := known_infeasible(feasibility, predictions.fit_probability))
+        is None else ~marked, top_k=top_k, objective=objective, throughput_low=predictions.interval[:, 0],
         if_none_fit=if_none_fit, throughput_mean=predictions.mean,
     )
     return frame_of_arrays([*predictions.columns(order), *added.values()], _RANKED_COLUMNS,
@@ -492,7 +446,7 @@ def _just_after(history) -> pd.Timestamp:
 CARRIED_MISS = "(the job's runs on other types)"
 
 
-def _carried_miss(reasons, picks, rows):
+def _carried_miss(reasons, picks, rows, X):
     """Each pick's shift by its job's runs on other types, as explain rows (None: none).
 
     ``reasons`` is ``explain``'s output for ``rows``: a row's contributions, its baseline
@@ -506,7 +460,13 @@ def _carried_miss(reasons, picks, rows):
     own = reasons.groupby("row")["contribution"].sum().reindex(range(len(rows))).to_numpy(float)
     with np.errstate(divide="ignore", invalid="ignore"):
         shift = np.log(given.to_numpy(float)) - own
-    moved = np.flatnonzero(np.isfinite(shift) & (np.abs(shift) > 1e-9))
+    moved = np.isfinite(shift) & (np.abs(shift) > 1e-9)
+    runs = np.asarray(X[HISTORY_COLUMNS[1]], dtype=float) if HISTORY_COLUMNS[1] in X else 0.0
+    if (moved & (runs > 0)).any():  # a type the job ran on carries nothing: other inputs ranked
+        warnings.warn("ranked's predictions of some picks are not this model's at these inputs: "
+                      "give explain_picks the model, history and at that place was given",
+                      UserWarning, stacklevel=3)
+    moved = np.flatnonzero(moved & ~(runs > 0))
     if not moved.size:
         return None
     return pd.DataFrame({"row": moved, "feature": CARRIED_MISS, "contribution": shift[moved]})
@@ -550,8 +510,10 @@ def explain_picks(model, ranked: pd.DataFrame, jobs: pd.DataFrame, hardware: pd.
     >>> reasons.groupby("job_id").size().tolist()
     [2, 2]
     """
-    if not (isinstance(top, int) and top >= 1):
+    if not (isinstance(top, Integral) and not isinstance(top, bool) and top >= 1):
         raise ValueError(f"top must be an int >= 1, got {top!r}")
+    if lacking := [c for c in ("job_id", "hardware_type", "rank") if c not in ranked.columns]:
+        raise ValueError(f"ranked lacks column(s) {lacking}: give the output of place")
     for frame, name in ((ranked, "ranked"), (jobs, "jobs"), (hardware, "hardware"),
                         (history, "history")):
         require_unique_columns(frame, name)
@@ -567,8 +529,9 @@ def explain_picks(model, ranked: pd.DataFrame, jobs: pd.DataFrame, hardware: pd.
     if not ids.isin(first["job_id"].astype(str)).any():  # a job without a pick is left out
         raise ValueError(f"ranked has no pick (rank 1) for any job of jobs (job_id "
                          f"{ids.head(5).tolist()}...): give the jobs that were ranked")
-    rows = jobs.drop(columns=["hardware_type"], errors="ignore").merge(
-        first.astype({"hardware_type": str}), on="job_id", how="inner", validate="one_to_one")
+    rows = jobs.drop(columns=["hardware_type"], errors="ignore").assign(_key=ids.to_numpy()).merge(
+        first.astype(str).rename(columns={"job_id": "_key"}), on="_key", how="inner",
+        validate="one_to_one").drop(columns="_key")  # ids matched as text, as place matches them
     if "submit_time" not in rows or at is not None:
         rows["submit_time"] = _just_after(history) if at is None else read_time(at)
     if isinstance(history, HistoryIndex):
@@ -576,7 +539,7 @@ def explain_picks(model, ranked: pd.DataFrame, jobs: pd.DataFrame, hardware: pd.
     else:
         X = build_features(rows, hardware, history=same_families(history, rows))
     reasons = model.explain(X)
-    carried = _carried_miss(reasons, ranked.loc[picked], rows)
+    carried = _carried_miss(reasons, ranked.loc[picked], rows, X)
     reasons = reasons[reasons["feature"] != "(baseline)"]
     if carried is not None:  # what the job's runs on its other types moved the pick by
         reasons = pd.concat([reasons, carried], ignore_index=True)

@@ -21,7 +21,7 @@ __all__ = ["DEFAULT_OBJECTIVE", "IF_NONE_FIT", "NEEDS_INTERVAL", "OBJECTIVES", "
            "REASONS", "lognormal_mean", "rank_arrays", "rank_candidates"]
 
 #: The ``objective`` that ranks candidates unless told otherwise (one of :data:`OBJECTIVES`).
-DEFAULT_OBJECTIVE = "expected_throughput_per_cost"
+DEFAULT_OBJECTIVE = "mean_throughput_per_cost"
 
 
 def _fail_if_missing(frame, columns):
@@ -215,10 +215,8 @@ def rank_arrays(job_codes, hardware_codes, hardware_names, throughput, hourly, *
     Raises
     ------
     ValueError
-        As :func:`rank_candidates` raises it: arrays of unequal length, a
-        code out of range, a cost per hour <= 0 or not finite, a negative or
-        infinite throughput, a probability outside [0, 1], repeated (job,
-        hardware type) pairs, a ``top_k`` below 1 or an unknown objective.
+        As :func:`rank_candidates` raises it, and for arrays of unequal
+        length or a code out of range.
 
     Examples
     --------
@@ -342,8 +340,7 @@ def _score(objective, throughput, hourly, low, probability, low_name, mean=None)
     if objective in READS_MEAN and mean is not None:
         if ((mean < 0) | np.isinf(mean)).any():
             raise ValueError("the mean throughput must be >= 0 and finite (or NaN)")
-        # no mean (no interval) is the prediction; no prediction stays none
-        throughput = np.where(np.isnan(mean) | np.isnan(throughput), throughput, mean)
+        throughput = np.where(np.isnan(mean) | np.isnan(throughput), throughput, mean)  # no mean: the prediction
     weighted = objective in _WEIGHTED and probability is not None
     if not weighted and objective not in NEEDS_INTERVAL:  # throughput per cost, later
         return None if objective not in READS_MEAN or mean is None else throughput / hourly
@@ -417,9 +414,10 @@ def rank_candidates(predictions, *, cost, job_col="job_id", hardware_col="hardwa
     min_fit_probability : float, default=0.5
         Candidates whose probability of fitting is below this are not
         rankable.
-    objective : str, default="expected_throughput_per_cost"
+    objective : str, default="mean_throughput_per_cost"
         What orders each job's rankable candidates, best first (without
-        ``fit_probability_col`` the default is throughput per cost):
+        ``fit_probability_col`` and ``mean_col`` the default is throughput
+        per cost):
 
         - ``"throughput_per_cost"``: predicted throughput / cost per hour;
         - ``"lower_quantile_per_cost"``: the low end of the prediction
@@ -435,10 +433,11 @@ def rank_candidates(predictions, *, cost, job_col="job_id", hardware_col="hardwa
           it does not fit, ranking by it puts first the candidate of the
           least expected regret; it needs no interval. Without probabilities
           it is ``"throughput_per_cost"``.
-        - ``"mean_throughput_per_cost"``: the same with the mean throughput
-          (``mean_col``, which :func:`~leapml.placement.predict_candidates`
-          gives for a calibrated model) in place of the prediction, a median;
-          a candidate without a mean is ranked by its prediction.
+        - ``"mean_throughput_per_cost"`` (the default): the same with the
+          mean throughput (``mean_col``, which
+          :func:`~leapml.placement.predict_candidates` gives for a calibrated
+          model) in place of the prediction, a median; a candidate without a
+          mean (no interval) is ranked by its prediction.
     low_col : str, default="throughput_low"
         Column holding the low end of the prediction interval, read by the
         objectives that use it (such as
@@ -452,8 +451,7 @@ def rank_candidates(predictions, *, cost, job_col="job_id", hardware_col="hardwa
         objective, with the reason ``"most likely to fit, below
         threshold"``.
     mean_col : str, default="throughput_mean"
-        Column holding the mean of each prediction, read by
-        ``"mean_throughput_per_cost"``; ignored when absent.
+        Column of the mean throughput (``"mean_throughput_per_cost"``); the default may be absent.
 
     Returns
     -------
@@ -579,6 +577,8 @@ def rank_candidates(predictions, *, cost, job_col="job_id", hardware_col="hardwa
         probability = _float_column(predictions, fit_probability_col)
     if objective in NEEDS_INTERVAL and low_col in predictions.columns:
         low = _float_column(predictions, low_col)
+    if objective in READS_MEAN and mean_col not in predictions.columns and mean_col != "throughput_mean":
+        _fail_if_missing(predictions, [mean_col])  # a name given, not found: a typo
     mean = (_float_column(predictions, mean_col)
             if objective in READS_MEAN and mean_col in predictions.columns else None)
     job_codes, _ = pd.factorize(_column(predictions, job_col), sort=False, use_na_sentinel=False)
