@@ -112,3 +112,31 @@ def test_explain_picks_names_the_carried_miss(tiny_fleet, model):
     expected = np.log(pick["predicted_throughput"].iloc[0] / alone[0])
     np.testing.assert_allclose(carried["contribution"], expected)
     assert carried["value"].iloc[0] == f"x{np.exp(expected):.3g}"
+
+
+def test_job_codes_and_share_are_checked():
+    from leapml.placement import predict_by_job
+
+    class Model:
+        def predict(self, X):
+            return np.ones(len(X))
+
+    X = pd.DataFrame({"a": [1.0, 2.0]})
+    with pytest.raises(ValueError, match="job_codes must number each of the 2 rows"):
+        predict_by_job(Model(), X, [0])
+    with pytest.raises(ValueError, match="transfer must be a share"):
+        predict_by_job(Model(), X, [0, 0], transfer=float("nan"))
+
+
+def test_a_row_that_is_all_runs_carries_nothing_and_breaks_nothing():
+    """Before, a blend weight of 1 divided by zero and gave the job's other types no prediction."""
+    from leapml._job_miss import job_shift
+
+    class Model:
+        history_prior = 1e-300
+        history_columns_in_ = ("mean", "runs")
+
+    X = pd.DataFrame({"job_config_mean_log_throughput_same_hardware": [np.log(200.0), np.nan],
+                      "job_config_runs_same_hardware": [3, 0]})
+    shift = job_shift(Model(), X, [0, 0], np.array([200.0, 100.0]))
+    assert np.isfinite(shift).all() and (shift == 0).all()

@@ -129,3 +129,72 @@ def test_place_ranks_by_the_mean_its_candidates_carry(setup):
                        model=LeapRegressor(n_estimators=10, random_state=0))
     assert predict_candidates(plain, jobs, fleet.hardware,
                               history=fleet.attempts)["throughput_mean"].isna().all()
+
+
+def test_the_mean_does_not_move_with_the_coverage_shown(setup):
+    """Before, the mean was read from the interval shown: 2.3 times the prediction at coverage
+    0.01, 1.03 at 0.05, 1.09 at 0.5, and it changed picks."""
+    fleet, model = setup
+    jobs = fleet.jobs[[c for c in fleet.jobs if not c.startswith("_")]].head(3)
+    means = [predict_candidates(model, jobs, fleet.hardware, history=fleet.attempts,
+                                coverage=c)["throughput_mean"] for c in (0.05, 0.5, 0.8, 0.95)]
+    for other in means[:2] + means[3:]:
+        np.testing.assert_allclose(other, means[2])
+
+
+def test_an_infinite_interval_is_no_interval_to_rank_by(setup):
+    """Before, coverage 0.999 gave every candidate [0, inf]: every low end 0, every score 0, and
+    the interval objectives ranked by throughput alone, whatever it cost."""
+    fleet, model = setup
+    jobs = fleet.jobs[[c for c in fleet.jobs if not c.startswith("_")]].head(2)
+    with pytest.warns(UserWarning, match="infinite interval"):
+        out = predict_candidates(model, jobs, fleet.hardware, history=fleet.attempts, coverage=0.999)
+    assert out[["throughput_low", "throughput_high"]].isna().all().all()
+    assert out["throughput_mean"].notna().all()  # read at 0.8, where the calibration answers
+    with pytest.warns(UserWarning, match="infinite interval"), \
+            pytest.raises(ValueError, match="none is finite at coverage 0.999"):
+        place(model, jobs, fleet.hardware, history=fleet.attempts, coverage=0.999,
+              objective="lower_quantile_per_cost")
+
+
+def test_known_infeasible_types_are_never_ranked(setup):
+    """Before, a type known not to fit was ranked at min_fit_probability=0."""
+    fleet, model = setup
+    job = fleet.jobs[[c for c in fleet.jobs if not c.startswith("_")]].head(1)
+    types = ["H100-80GB-SXM5", "L4-24GB", "A100-80GB-SXM4"]
+    known = pd.DataFrame({"job_id": job["job_id"].iloc[0], "hardware_type": types,
+                          "feasible": [False, True, True]})
+    for threshold in (0.0, 0.5):
+        ranked = place(model, job, fleet.hardware, history=fleet.attempts, hardware_types=types,
+                       feasibility=known, min_fit_probability=threshold)
+        h100 = ranked[ranked["hardware_type"] == "H100-80GB-SXM5"].iloc[0]
+        assert not h100["rankable"] and h100["reason"] == "marked infeasible"
+    with pytest.raises(ValueError, match="both 'feasible' and 'fit_probability'"):
+        place(model, job, fleet.hardware, history=fleet.attempts, hardware_types=types,
+              feasibility=known.assign(fit_probability=1.0))
+
+
+def test_a_mean_column_named_but_absent_is_refused():
+    from leapml import rank_candidates
+
+    frame = pd.DataFrame({"job_id": [1, 1], "hardware_type": ["a", "b"],
+                          "predicted_throughput": [1.0, 2.0]})
+    with pytest.raises(ValueError, match="throughput_avg"):
+        rank_candidates(frame, cost={"a": 1.0, "b": 1.0}, mean_col="throughput_avg")
+    # the default column may be absent: the prediction ranks
+    assert rank_candidates(frame, cost={"a": 1.0, "b": 1.0})["hardware_type"].tolist() == ["b", "a"]
+
+
+def test_explain_picks_reads_ids_as_place_does(setup):
+    from leapml.placement import explain_picks
+
+    fleet, model = setup
+    jobs = fleet.jobs[[c for c in fleet.jobs if not c.startswith("_")]].head(2)
+    ranked = place(model, jobs, fleet.hardware, history=fleet.attempts)
+    expected = explain_picks(model, ranked, jobs, fleet.hardware, history=fleet.attempts, top=2)
+    as_text = explain_picks(model, ranked.assign(job_id=ranked["job_id"].astype(str)), jobs,
+                            fleet.hardware, history=fleet.attempts, top=np.int64(2))
+    np.testing.assert_allclose(as_text["contribution"], expected["contribution"])
+    with pytest.raises(ValueError, match=r"ranked lacks column\(s\) \['rank'\]"):
+        explain_picks(model, ranked.drop(columns="rank"), jobs, fleet.hardware,
+                      history=fleet.attempts)
