@@ -535,20 +535,22 @@ def test_summary_placement_rows_quote_the_kept_default_runs():
     page = (DOCS / "results.md").read_text()
     percent = lambda share: f"{100 * float(share):.1f}%"  # noqa: E731
 
-    def learned(name, policy):  # the default objective's row
-        return percent(_kept_objective_row(name, policy, "learned",
-                                           "expected_throughput_per_cost")[5])
+    def learned(name, policy, objective="expected_throughput_per_cost"):  # the default's row
+        return percent(_kept_objective_row(name, policy, "learned", objective)[5])
+
+    def default(name, policy):  # the default of now ranks by the mean; the single model has none
+        return learned(name, policy, MEAN if policy == "leap" else "expected_throughput_per_cost")
 
     # the default's rows are of its runs with hardware copies; the single model's are of the
     # runs before them, which the copies do not touch
     small = ("placement_small_seeds012345_hardware_copies.md",
              "placement_small_seeds012345_cold_start.md")
-    # production: the run of the default of now, a job's candidates ranked together
-    together = [percent(_kept_seed_row(_CARRIED_MISS_RUN, seed, policy, "learned",
-                                       "expected_throughput_per_cost")[5])
+    # production: the run of the default of now, ranked by the mean
+    together = [percent(_kept_seed_row(_MEAN_RUN, seed, policy, "learned",
+                                       MEAN if policy == "leap" else "expected_throughput_per_cost")[5])
                 for policy in ("leap", "single_lightgbm") for seed in (0, 1, 2)]
     assert (f"| placement regret with learned feasibility (`small`, six fleets) | "
-            f"{learned(_CARRIED_SMALL, 'leap')} | {learned(_CARRIED_SMALL, 'single_lightgbm')} |") in page
+            f"{default(_MEAN_SMALL, 'leap')} | {default(_MEAN_SMALL, 'single_lightgbm')} |") in page
     assert (f"| the same on `production` (seeds 0, 1 and 2, three nights each; a job no type fits "
             f"on its likeliest) | {', '.join(together[:3])} | {', '.join(together[3:])} |") in page
     assert (f"the copies take regret\nfrom {learned(small[1], 'leap')} to "
@@ -581,6 +583,9 @@ def test_third_production_fleet_sentence_quotes_its_kept_run():
 
 #: The kept production placement run of the default that ranks a job's candidates together.
 _CARRIED_MISS_RUN = "placement_production_seeds012_carried_miss.md"
+_MEAN_RUN = "placement_production_seeds012_mean_objective.md"
+_MEAN_SMALL = "placement_small_seeds012345_mean_objective.md"
+MEAN = "mean_throughput_per_cost"
 _CARRIED_SMALL = "placement_small_seeds012345_carried_miss.md"
 
 
@@ -1144,3 +1149,18 @@ def test_real_measurement_table_is_the_kept_run():
                       for p in ("jobs", "hardware"))
     assert f"jobs never trained on, within +-20% | {jobs[0]}% | {jobs[2]}% | {jobs[1]}% |" in glance
     assert f"hardware type never seen, within +-20% | {hardware[0]}% | {hardware[2]}% | {hardware[1]}% |" in glance
+
+
+def test_objective_table_quotes_its_kept_run():
+    """Each cell of the table of objectives (the mean's block of docs/results.md) is its run's."""
+    page = (DOCS / "results.md").read_text()
+    percent = lambda share: f"{100 * float(share):.1f}%"  # noqa: E731
+    for objective in ("mean_throughput_per_cost", "expected_throughput_per_cost",
+                      "throughput_per_cost", "lower_quantile_per_cost", "expected_utility"):
+        seeds = [percent(_kept_seed_row(_MEAN_RUN, seed, "leap", "learned", objective)[5])
+                 for seed in (0, 1, 2)]
+        mean = _kept_objective_row(_MEAN_RUN, "leap", "learned", objective)
+        line = next(line for line in page.splitlines() if line.startswith(f"| `{objective}`"))
+        assert line.split(" | ")[1:4] == seeds, (objective, seeds)
+        assert f"{percent(mean[5])}** ({percent(mean[6])})" in line or \
+            f"| {percent(mean[5])} ({percent(mean[6])}) | {percent(mean[7])} |" in line, objective
