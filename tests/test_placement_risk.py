@@ -198,3 +198,23 @@ def test_explain_picks_reads_ids_as_place_does(setup):
     with pytest.raises(ValueError, match=r"ranked lacks column\(s\) \['rank'\]"):
         explain_picks(model, ranked.drop(columns="rank"), jobs, fleet.hardware,
                       history=fleet.attempts)
+
+
+def test_calibration_days_for_a_model_that_cannot_calibrate_is_refused_before_the_fit(tiny_fleet):
+    """Before, the model was fitted first, then an AttributeError came from inside."""
+    from leapml.evaluation.baselines import LookupTableRegressor
+
+    with pytest.raises(TypeError, match="needs a model with calibrate .*LookupTableRegressor"):
+        fit_window(tiny_fleet.attempts, tiny_fleet.hardware, window_days=5, calibration_days=1,
+                   model=LookupTableRegressor())
+
+
+def test_submit_times_given_as_text_are_named_on_the_index_path(setup):
+    """Before, an index read text times with a numpy TypeError from deep inside."""
+    from leapml.features import HistoryIndex
+
+    fleet, model = setup
+    jobs = fleet.jobs[[c for c in fleet.jobs if not c.startswith("_")]].head(2)
+    jobs = jobs.assign(submit_time=str(fleet.attempts["submit_time"].max()))
+    with pytest.raises(ValueError, match="'submit_time' must hold times"):
+        place(model, jobs, fleet.hardware, history=HistoryIndex(fleet.attempts, fleet.hardware))

@@ -219,6 +219,9 @@ def fit_calibrated(model, X, y, *, rows, known, end, calibration_days: int):
     estimator
         The fitted (and calibrated) clone.
     """
+    if calibration_days and not callable(getattr(model, "calibrate", None)):  # before the fit
+        raise TypeError(f"calibration_days={calibration_days} needs a model with calibrate (such "
+                        f"as LeapRegressor); {type(model).__name__} has none: give 0")
     rows = np.asarray(rows, dtype=bool)
     held_back = _held_back(rows, known, end, calibration_days)
     if calibration_days and (not held_back.any() or held_back.sum() == rows.sum()):

@@ -43,6 +43,9 @@ def _keyed(values, unit):
 def _time_ns(series: pd.Series) -> tuple[np.ndarray, bool]:
     """Nanoseconds since the epoch (UTC where the column has a time zone), and tz-awareness."""
     series = numpy_times(series)
+    if not pd.api.types.is_datetime64_any_dtype(series.dtype):
+        raise ValueError(f"column {series.name!r} must hold times (datetime64), got dtype "
+                         f"{series.dtype}: read it as times first (pandas.to_datetime)")
     aware = getattr(series.dtype, "tz", None) is not None
     if aware:
         series = series.dt.tz_convert(None)
