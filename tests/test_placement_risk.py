@@ -218,3 +218,12 @@ def test_submit_times_given_as_text_are_named_on_the_index_path(setup):
     jobs = jobs.assign(submit_time=str(fleet.attempts["submit_time"].max()))
     with pytest.raises(ValueError, match="'submit_time' must hold times"):
         place(model, jobs, fleet.hardware, history=HistoryIndex(fleet.attempts, fleet.hardware))
+
+
+def test_a_type_the_catalog_gives_twice_is_named_as_the_catalog_s(setup):
+    """Before, the error blamed hardware_types, an argument not given."""
+    fleet, model = setup
+    jobs = fleet.jobs[[c for c in fleet.jobs if not c.startswith("_")]].head(1)
+    twice = pd.concat([fleet.hardware, fleet.hardware.tail(1)], ignore_index=True)
+    with pytest.raises(ValueError, match=r"the catalog \(hardware\) gives hardware_type"):
+        place(model, jobs, twice, history=fleet.attempts)

@@ -197,6 +197,10 @@ def _predictions(model, jobs, hardware, history, at, hardware_types,
         at = _just_after(history)
     not_yet = None
     if hardware_types is None:
+        if (twice := hardware["hardware_type"].astype(str).duplicated()).any():
+            raise ValueError(f"the catalog (hardware) gives hardware_type "
+                             f"{sorted(set(hardware['hardware_type'].astype(str)[twice]))[:5]} "
+                             "more than once: keep one row per type")
         times = jobs["submit_time"] if own_times else at
         latest = pd.Series(times).max() if not np.isscalar(times) else read_time(times)
         introduced = on_or_before(hardware["introduced"], latest)
