@@ -227,3 +227,19 @@ def test_a_type_the_catalog_gives_twice_is_named_as_the_catalog_s(setup):
     twice = pd.concat([fleet.hardware, fleet.hardware.tail(1)], ignore_index=True)
     with pytest.raises(ValueError, match=r"the catalog \(hardware\) gives hardware_type"):
         place(model, jobs, twice, history=fleet.attempts)
+
+
+def test_an_index_refuses_a_catalog_of_other_specs_but_not_of_other_prices(setup):
+    """Before, an index built with one catalog read its specs whatever catalog place was given."""
+    from leapml.features import HistoryIndex
+
+    fleet, model = setup
+    jobs = fleet.jobs[[c for c in fleet.jobs if not c.startswith("_")]].head(1)
+    index = HistoryIndex(fleet.attempts, fleet.hardware)
+    bigger = fleet.hardware.assign(memory_gb=fleet.hardware["memory_gb"] * 2)
+    with pytest.raises(ValueError, match="specs are not those of the catalog the HistoryIndex"):
+        place(model, jobs, bigger, history=index)
+    cheaper = fleet.hardware.assign(cost_per_device_hour=fleet.hardware["cost_per_device_hour"] / 2)
+    same = place(model, jobs, fleet.hardware.copy(), history=index)
+    assert place(model, jobs, cheaper, history=index)["hardware_type"].tolist() == \
+        same["hardware_type"].tolist()

@@ -37,6 +37,7 @@ from .features import (
 from .features.sizes import lacking_sizes
 from .ranking import DEFAULT_OBJECTIVE, NEEDS_INTERVAL, rank_arrays
 from .regressor import HISTORY_COLUMNS, LeapRegressor
+from .schema import HARDWARE_COLUMNS
 from .schema.rules import describe_rows, text_values
 from .training import (
     EVIDENCE_COLUMNS,
@@ -223,6 +224,8 @@ def _predictions(model, jobs, hardware, history, at, hardware_types,
         if not pd.api.types.is_scalar(times):  # each job is offered what existed at its own time
             not_yet = _not_introduced(hardware, hardware_types, times)
     names = hardware_type_names(hardware_types)
+    if isinstance(history, HistoryIndex) and hardware is not history.hardware:
+        _same_specs(hardware, history.hardware)
     if isinstance(history, HistoryIndex):
         X = history.candidate_features(jobs, names, at=at)
     else:
@@ -265,6 +268,17 @@ def with_model_sizes(jobs, history):
     if sizes.by_job is not None and lacking_sizes(jobs, sizes.by_job.columns):
         check_jobs(jobs)
     return sizes.fill(jobs)
+
+
+def _same_specs(hardware, built_with) -> None:
+    """Refuse a catalog whose specs differ from those a HistoryIndex was built with: its
+    features read its own catalog (a price may differ: features do not read it)."""
+    specs = [c.name for c in HARDWARE_COLUMNS if c.name != "cost_per_device_hour"]
+    given, built = ([c for c in specs if c in frame.columns] for frame in (hardware, built_with))
+    if given != built or not hardware[given].astype(str).reset_index(drop=True).equals(
+            built_with[built].astype(str).reset_index(drop=True)):  # values, whatever the dtypes
+        raise ValueError("hardware's specs are not those of the catalog the HistoryIndex was "
+                         "built with, which its features read: build the index with this catalog")
 
 
 def _not_introduced(hardware, hardware_types, times) -> np.ndarray:

@@ -121,6 +121,8 @@ class HistoryIndex:
         require_frame(hardware, "hardware")
         validate_hardware(hardware)
         self._catalog = _Catalog(hardware)
+        #: the catalog the index was built with (its features read it, not one given later)
+        self.hardware = hardware
         self._outcome_known = outcome_known
         self._devices = hardware[[c for c in ("hardware_type", "devices_per_host")
                                   if c in hardware.columns]].copy()
