@@ -32,7 +32,9 @@ def intervals(model, X, coverage, shift) -> np.ndarray:
 def mean_throughput(model, X, predicted, interval, coverage, shift) -> np.ndarray:
     """The mean throughput of each row: :func:`lognormal_mean` of its :data:`MEAN_COVERAGE`
     interval (``interval`` itself when shown at that coverage)."""
-    if coverage != MEAN_COVERAGE and hasattr(model, "calibration_"):
+    if not hasattr(model, "calibration_"):  # no interval, no mean (and nothing to compute)
+        return np.full(len(predicted), np.nan)
+    if coverage != MEAN_COVERAGE:
         interval = intervals(model, X, MEAN_COVERAGE, shift)
     return lognormal_mean(predicted, interval[:, 0], interval[:, 1], MEAN_COVERAGE)
 
