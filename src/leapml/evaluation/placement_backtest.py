@@ -22,6 +22,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from .._candidate_columns import intervals as candidate_intervals
+from .._candidate_columns import mean_throughput
 from ..features import PeakLog, build_features, candidate_rows, outcome_known_time
 from ..placement import predict_by_job, same_families
 from ..ranking import (
@@ -30,7 +32,6 @@ from ..ranking import (
     NEEDS_INTERVAL,
     OBJECTIVES,
     READS_MEAN,
-    lognormal_mean,
     rank_candidates,
 )
 from ..schema import validate_attempts, validate_hardware
@@ -317,9 +318,10 @@ def _night(attempts, history, peaks, hardware, features, known, night, *, oracle
         frame = truth.assign(predicted_throughput=predicted)
         calibrated = hasattr(fitted, "calibration_")
         if calibrated:
-            interval = fitted.predict_interval(X, coverage=coverage, groups=history_groups(X))
-            frame = frame.assign(throughput_low=interval[:, 0] * np.exp(shift),
-                                 throughput_mean=lognormal_mean(predicted, *interval.T, coverage))
+            # the intervals and mean place gives (an infinite interval none; the mean at 80%)
+            interval = candidate_intervals(fitted, X, coverage, shift)
+            frame = frame.assign(throughput_low=interval[:, 0], throughput_mean=mean_throughput(
+                fitted, X, predicted, interval, coverage, shift))
             intervals.append(_interval_scores(fitted, features[scored], attempts[scored],
                                               coverage, held_out).assign(night=night, policy=name))
         for source, probability in sources.items():
