@@ -162,7 +162,9 @@ def test_interrupted_plot_keeps_the_previous_report(tmp_path, monkeypatch, backt
 
 
 _SLOW_WRITER = textwrap.dedent("""
-    import sys, time
+    import signal, sys, time
+    # a process started in the background may inherit SIGINT ignored: Ctrl-C is what is tested
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     import pandas as pd
     from leapml.files import write_table
 
