@@ -185,11 +185,13 @@ def _precision_hashes(dtype: pd.CategoricalDtype) -> np.ndarray:
     return table
 
 
-def _config_codes(trainers, batch, seq_len, precision, precision_dtype, parallelism) -> np.ndarray:
+def _config_codes(trainers, batch, seq_len, precision, precision_dtype, parallelism,
+                  model_type) -> np.ndarray:
     """A code of each row's launch configuration, from its values alone (int64, >= 0).
 
-    Two rows with the same trainer count, batch size, sequence length,
-    precision and parallelism get the same code, whichever table they come
+    Two rows with the same model type, trainer count, batch size, sequence
+    length, precision and parallelism get the same code (a job id given
+    again for another model is another configuration), whichever table they come
     from (a log, the jobs to score), so that history and query rows match
     without factorizing them together. A 64-bit hash: two configurations
     share a code with odds of about 2**-63 per pair.
@@ -201,6 +203,7 @@ def _config_codes(trainers, batch, seq_len, precision, precision_dtype, parallel
         numbers.view(np.uint64),
         _precision_hashes(precision_dtype)[np.asarray(precision, dtype=np.int64)],
         _text_hashes(parallelism),
+        _text_hashes(model_type),
     ])
     if parts.shape[1] <= FEW_ROWS:
         codes = []

@@ -141,9 +141,9 @@ class PeakLog:
 
 
 def _keys(rows: pd.DataFrame, hardware: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
-    """Each row's key (a hash of the job, its configuration and, unless its parallelism is
-    in :data:`HOST_FREE_PARALLELISM`, its hardware's devices per host, NaN where the catalog
-    does not say) and whether its hardware type is in the catalog."""
+    """Each row's key (a hash of the job, its model type and configuration and, unless its
+    parallelism is in :data:`HOST_FREE_PARALLELISM`, its hardware's devices per host, NaN where
+    the catalog does not say) and whether its hardware type is in the catalog."""
     names = hardware["hardware_type"].astype(str)
     per_host = (pd.to_numeric(hardware["devices_per_host"], errors="coerce")
                 if "devices_per_host" in hardware.columns else pd.Series(np.nan, index=names.index))
@@ -153,6 +153,7 @@ def _keys(rows: pd.DataFrame, hardware: pd.DataFrame) -> tuple[np.ndarray, np.nd
     # the host's size is part of the key only where the need depends on it
     devices = np.where(np.isin(parallelism, HOST_FREE_PARALLELISM), 0.0, devices)
     parts = {"job_id": rows["job_id"].astype(str).to_numpy(dtype=object),
+             "model_type": rows["model_type"].astype(str).to_numpy(dtype=object),
              **{c: pd.to_numeric(rows[c], errors="coerce").to_numpy(dtype=float, na_value=np.nan)
                 for c in ("trainer_count", "batch_size", "seq_len")},
              "precision": _spelled(rows["precision"], normalize_precision),

@@ -111,7 +111,8 @@ class _Rows:
         self.trainer_count = columns["trainer_count"].to_numpy(dtype=np.int64)
         self.batch_size = _whole(self.batch)
         self.config = _config_codes(self.trainers, self.batch, self.seq_len, self.precision,
-                                    self.precision_dtype, self.text["parallelism"])
+                                    self.precision_dtype, self.text["parallelism"],
+                                    self.text["model_type"])
         self.unit = attempts[_UNIT_COLUMN].array if _UNIT_COLUMN in attempts.columns else None
 
     @classmethod
@@ -151,7 +152,7 @@ class _Rows:
         rows.sizes = {name: values[repeat] for name, values in sizes.items()}
         rows.config = _config_codes(parsed["trainer_count"], parsed["batch_size"], parsed["seq_len"],
                                     parsed["precision"], parsed["precision_dtype"],
-                                    columns["parallelism"].array)[repeat]
+                                    columns["parallelism"].array, columns["model_type"].array)[repeat]
         rows.trainer_count = columns["trainer_count"].to_numpy(dtype=np.int64)[repeat]
         rows.batch_size = _whole(parsed["batch_size"])[repeat]
         rows.unit = jobs[_UNIT_COLUMN].array.take(repeat) if _UNIT_COLUMN in jobs.columns else None
@@ -196,7 +197,7 @@ class _Past:
         batch_known = ~np.isnan(steps)
         config = _config_codes(trainers, pick(parsed["batch_size"]), pick(parsed["seq_len"]),
                                pick(parsed["precision"]), parsed["precision_dtype"],
-                               pick(columns["parallelism"].array))
+                               pick(columns["parallelism"].array), pick(columns["model_type"].array))
         return cls(
             aware,
             ns=pick(known_ns),
