@@ -910,13 +910,16 @@ def test_configuration_codes_of_a_few_rows_equal_those_of_many(monkeypatch):
     codes, dtype = precision_codes(precision)
     args = (rng.choice([1.0, 8.0, 64.0], n), rng.choice([1.0, 32.0, NAN], n),
             rng.choice([2048.0, NAN], n), codes, dtype,
-            pd.Categorical(rng.choice(["ddp", "fsdp", None], n)))
-    few = [inputs._config_codes(*(a[i:i + 2] for a in args[:4]), dtype, args[5][i:i + 2])
+            pd.Categorical(rng.choice(["ddp", "fsdp", None], n)),
+            pd.Categorical(rng.choice(["bert", "gpt"], n)))
+    few = [inputs._config_codes(*(a[i:i + 2] for a in args[:4]), dtype, args[5][i:i + 2],
+                                args[6][i:i + 2])
            for i in range(0, n, 2)]
     monkeypatch.setattr(inputs, "FEW_ROWS", -1)  # every call takes the array path
     many = inputs._config_codes(*args)
     np.testing.assert_array_equal(np.concatenate(few), many)
-    # equal configurations share a code, others do not
-    key = [tuple(map(str, row)) for row in zip(*args[:4], np.asarray(args[5]), strict=True)]
+    # equal configurations (the model type among them) share a code, others do not
+    key = [tuple(map(str, row)) for row in zip(*args[:4], np.asarray(args[5]), np.asarray(args[6]),
+                                               strict=True)]
     assert len(set(key)) == len(set(many.tolist()))
     assert (many >= 0).all()
