@@ -179,10 +179,15 @@ def rates(table: pd.DataFrame, throughput: np.ndarray, devices: np.ndarray, note
     return throughput, units, time_only
 
 
+def is_count(values: np.ndarray) -> np.ndarray:
+    """Whether each value is a whole number above 0 and at most 2**53 (NaN and inf are not)."""
+    with np.errstate(invalid="ignore"):
+        return (values > 0) & (values % 1 == 0) & (values <= MAX_COUNT)
+
+
 def whole_or_null(values: np.ndarray, name: str, notes: list[str]) -> pd.array:
     """Whole counts above 0 (at most 2**53); another value read as unknown (null), in the notes."""
-    with np.errstate(invalid="ignore"):
-        bad = ~((values > 0) & (values % 1 == 0) & (values <= MAX_COUNT))
+    bad = ~is_count(values)
     given = bad & ~np.isnan(values)
     if given.any():
         notes.append(f"{name}: {int(given.sum())} value(s) not a whole number above 0 (at most "

@@ -69,7 +69,6 @@ from leapml.schema import (
     validate_attempts,
     validate_hardware,
 )
-from leapml.schema.columns import MAX_COUNT
 from leapml.schema.rules import closest_names, describe_rows, name_key, name_words
 from leapml.schema.times import time_problem
 
@@ -414,9 +413,7 @@ def _kept_rows(table: pd.DataFrame, catalog: pd.DataFrame, notes: list[str], no_
         "no hardware named": unnamed,
         "no positive throughput": ~(np.isfinite(throughput) & (throughput > 0)),
         "a unit that is a time, not a rate": time_only,
-        "no whole, positive device count": ~(
-            np.isfinite(devices) & (devices > 0) & (devices % 1 == 0) & (devices <= MAX_COUNT)
-        ),
+        "no whole, positive device count": ~_values.is_count(devices),
         "a hardware type the catalog lacks": ~known,
     }
     drop = np.zeros(len(table), dtype=bool)
@@ -517,8 +514,8 @@ def _per_device_batch(table: pd.DataFrame, devices: np.ndarray, notes: list[str]
     )
     if "batch_size" in table:
         derived = _values.numbers(table, "batch_size", "measurements") / devices
-        whole = [(b % 1 == 0) & (b > 0) & (b <= MAX_COUNT) for b in (per_device, derived)]
-        use = (np.isnan(per_device) | ~whole[0]) & whole[1]  # none given, or none that can be
+        # none given, or none that can be
+        use = (np.isnan(per_device) | ~_values.is_count(per_device)) & _values.is_count(derived)
         if use.any():
             notes.append(f"batch_size: global batch / devices for {int(use.sum())} row(s) without "
                          "a per-device batch (or with one that is not a whole number above 0)")

@@ -224,9 +224,9 @@ def _predictions(model, jobs, hardware, history, at, hardware_types,
         if not pd.api.types.is_scalar(times):  # each job is offered what existed at its own time
             not_yet = _not_introduced(hardware, hardware_types, times)
     names = hardware_type_names(hardware_types)
-    if isinstance(history, HistoryIndex) and hardware is not history.hardware:
-        _same_specs(hardware, history.hardware)
     if isinstance(history, HistoryIndex):
+        if hardware is not history.hardware:
+            _same_specs(hardware, history.hardware)
         X = history.candidate_features(jobs, names, at=at)
     else:
         candidates = candidate_rows(jobs, names, at=at)
