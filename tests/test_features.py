@@ -76,8 +76,13 @@ def make_log(
     n_times: int | None = None,
     n_types: int = 5,
     catalog: pd.DataFrame | None = None,
+    reused_ids: bool = False,
 ) -> pd.DataFrame:
-    """A random, schema-valid attempt log; few distinct times so that ties are common."""
+    """A random, schema-valid attempt log; few distinct times so that ties are common.
+
+    ``reused_ids``: a job id is given again for other models (each attempt draws its
+    model type), as a log whose ids are per user or per script can hold.
+    """
     rng = np.random.default_rng(seed)
     catalog = make_catalog(n_types) if catalog is None else catalog
     types = catalog["hardware_type"].tolist()
@@ -90,6 +95,8 @@ def make_log(
     job_precision = rng.choice(_PRECISIONS, n_jobs)
     job = rng.integers(0, n_jobs, n_attempts)
     model = np.array(model_types, dtype=object)[job_model[job]]
+    if reused_ids:
+        model = np.array(model_types, dtype=object)[rng.integers(0, 3, n_attempts)]
     family = np.array([m.split("-")[0] for m in model], dtype=object)
     status = rng.choice(["ok", "ok", "ok", "ok", "oom", "failed"], n_attempts)
     throughput = np.where(status == "ok", np.exp(rng.normal(3.0, 2.0, n_attempts)), NAN)
@@ -196,9 +203,11 @@ def reference_history(query: pd.DataFrame, history: pd.DataFrame, catalog: pd.Da
         def days(r, now=row.submit_time):
             return (now - r["time"]) / DAY if r else NAN
 
-        job_same = [r for r in earlier if r["job"] == row.job_id and r["hw"] == hw]
+        # a job is its id and its model: an id given again for another model is another job
+        job_any = [r for r in earlier
+                   if r["job"] == row.job_id and r["model"] == str(row.model_type)]
+        job_same = [r for r in job_any if r["hw"] == hw]
         config_same = [r for r in job_same if r["config"] == configuration(row)]
-        job_any = [r for r in earlier if r["job"] == row.job_id]
         model_same = [r for r in earlier if r["model"] == str(row.model_type) and r["hw"] == hw]
         model_any = [r for r in earlier if r["model"] == str(row.model_type)]
         family_same = [r for r in earlier if r["family"] == str(row.model_family) and r["hw"] == hw]
@@ -576,10 +585,12 @@ def test_model_type_history_transfers_to_a_new_job():
     n_attempts=st.integers(1, 50),
     n_times=st.integers(1, 12),
     n_jobs=st.integers(1, 8),
+    reused_ids=st.booleans(),
 )
-def test_as_of_matches_reference_loop(seed, n_attempts, n_times, n_jobs):
+def test_as_of_matches_reference_loop(seed, n_attempts, n_times, n_jobs, reused_ids):
     catalog = make_catalog(4)
-    log = make_log(seed, n_attempts, n_jobs=n_jobs, n_times=n_times, n_types=4)
+    log = make_log(seed, n_attempts, n_jobs=n_jobs, n_times=n_times, n_types=4,
+                   reused_ids=reused_ids)
     X = build_features(log, catalog)
     assert_history_matches(X, reference_history(log, log, catalog))
 
@@ -590,12 +601,15 @@ def test_as_of_matches_reference_loop(seed, n_attempts, n_times, n_jobs):
     n_attempts=st.integers(0, 40),
     n_times=st.integers(1, 8),
     query_minutes=st.lists(st.integers(-40, 400), min_size=1, max_size=4),
+    reused_ids=st.booleans(),
 )
-def test_scoring_as_of_matches_reference_loop(seed, n_attempts, n_times, query_minutes):
+def test_scoring_as_of_matches_reference_loop(seed, n_attempts, n_times, query_minutes, reused_ids):
     catalog = make_catalog(3)
-    log = make_log(seed, max(n_attempts, 1), n_jobs=4, n_times=n_times, n_types=3)
+    log = make_log(seed, max(n_attempts, 1), n_jobs=4, n_times=n_times, n_types=3,
+                   reused_ids=reused_ids)
     log = log.iloc[:n_attempts]
-    jobs = make_log(seed + 1, len(query_minutes), n_jobs=4, n_times=1, n_types=3)
+    jobs = make_log(seed + 1, len(query_minutes), n_jobs=4, n_times=1, n_types=3,
+                    reused_ids=reused_ids)
     jobs["submit_time"] = START + pd.to_timedelta(query_minutes, unit="min")
     rows = candidate_rows(jobs[["job_id", "submit_time", *LAUNCH_COLUMNS]], catalog)
     X = build_features(rows, catalog, history=log)

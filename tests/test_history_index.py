@@ -184,6 +184,27 @@ def test_time_zone_aware_log():
     assert "naive in the rows to describe (their submit_time, or at=) and aware in the history" in str(from_index.value)
 
 
+def test_a_job_id_given_again_for_another_model_is_another_job():
+    """Ids per user or per script name several models: a job is its id and its model type."""
+    catalog = make_catalog()
+    log = make_log(9, 300, n_times=40, reused_ids=True)
+    done = log[log["status"] == "ok"]
+    first = done.iloc[0]
+    unseen = (set(log["model_type"].cat.categories) - set(log.loc[log["job_id"] == first["job_id"],
+                                                                    "model_type"].astype(str))).pop()
+    jobs = _launch(done.drop_duplicates(["job_id", "model_type"]))
+    other = _launch(log[log["job_id"] == first["job_id"]].head(1)).assign(model_type=unseen)
+    index = HistoryIndex(log.iloc[:200], catalog).update(log.iloc[200:])
+    for at in (index.end + MINUTE, log["submit_time"].iloc[150]):
+        assert_same_features(index, candidate_rows(jobs, catalog, at=at), catalog, log)
+    X = assert_same_features(index, candidate_rows(other, catalog, at=index.end + MINUTE), catalog, log)
+    assert (X["job_runs_any_hardware"] == 0).all()
+    assert X["job_last_throughput_any_hardware"].isna().all()
+    mine = assert_same_features(index, candidate_rows(_launch(done.iloc[[0]]), catalog,
+                                                      at=index.end + MINUTE), catalog, log)
+    assert (mine["job_runs_any_hardware"] > 0).all()
+
+
 def test_int_job_ids_and_categorical_query_ids():
     catalog = make_catalog()
     log = make_log(5, 200)

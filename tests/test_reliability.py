@@ -512,6 +512,22 @@ def test_jobs_without_their_model_sizes_read_them_from_the_log(log, hardware, fi
     assert np.isfinite(guessed["predicted_throughput"]).all()
 
 
+def test_model_sizes_of_a_job_are_its_id_and_model_and_an_update_reads_as_a_fresh_log():
+    from leapml.features.sizes import ModelSizes
+
+    log = pd.DataFrame({"job_id": [1, 1, 2, 1], "model_type": ["gpt", "gpt", "gpt", "bert"],
+                        "param_count": [7e9, 7e9, 13e9, 1e8]})
+    jobs = pd.DataFrame({"job_id": ["1", 3, 1], "model_type": ["gpt", "gpt", "bert"]})
+    with pytest.warns(UserWarning, match="model sizes"):
+        filled = ModelSizes.of(log).fill(jobs)["param_count"].tolist()
+    # id 1 is two jobs: its gpt and its bert; job 3 reads the median of gpt's jobs (1 and 2)
+    assert filled == [7e9, 10e9, 1e8]
+    updated = ModelSizes.of(log.iloc[:2]).updated(log.iloc[2:])
+    pd.testing.assert_frame_equal(updated.by_model, ModelSizes.of(log).by_model)
+    with pytest.warns(UserWarning, match="model sizes"):
+        assert updated.fill(jobs)["param_count"].tolist() == filled
+
+
 def test_explain_picks_leaves_out_jobs_without_a_rankable_pick(log, hardware, fitted, jobs):
     from leapml.placement import explain_picks
 

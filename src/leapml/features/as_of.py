@@ -138,19 +138,31 @@ def _level_keys(codes: dict[str, np.ndarray], hardware: np.ndarray, config: np.n
                 n_types: int):
     """The composite key of each level: the key's code, times the hardware types where it counts.
 
-    The levels of :data:`_CONFIG_LEVELS` fold in ``config``
-    (:func:`~leapml.features.inputs._config_codes`) by a hash. A negative code
-    (a value absent from the history) stays negative.
+    The job's levels fold in the model type's code, so that a job id given again
+    for another model reads none of the first model's runs; the levels of
+    :data:`_CONFIG_LEVELS` fold in ``config``
+    (:func:`~leapml.features.inputs._config_codes`). Both folds are a hash. A
+    negative code (a value absent from the history) stays negative.
     """
     keys = {}
     for level, (key, same_hardware, _, _) in _LEVELS.items():
         code = codes[key]
         composite = np.where(code >= 0, code * n_types + hardware, -1) if same_hardware else code
+        if key == "job":
+            # a job id given again for another model is another job: its runs are not these
+            # (the codes are small integers: scrambled first, or two keys' XOR would collide)
+            model = _mixed(codes["model"].astype(np.uint64), np.uint64(0))
+            composite = _folded(np.where(codes["model"] >= 0, composite, -1), model)
         if level in _CONFIG_LEVELS:
-            folded = _mixed(composite.astype(np.uint64), config.astype(np.uint64))
-            composite = np.where(composite >= 0, (folded >> np.uint64(1)).astype(np.int64), -1)
+            composite = _folded(composite, config)
         keys[level] = composite
     return keys
+
+
+def _folded(composite: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """Keys folded with ``values`` (uint64 hashes) by a hash; a negative key stays -1."""
+    folded = _mixed(composite.astype(np.uint64), values.astype(np.uint64))
+    return np.where(composite >= 0, (folded >> np.uint64(1)).astype(np.int64), -1)
 
 
 def _joined(

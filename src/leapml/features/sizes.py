@@ -7,7 +7,8 @@ features made of them: rows without them are far from anything it learned
 400 times too slow). :class:`ModelSizes` reads the sizes the log records
 for each job and each model type, so that a submission missing them gets
 its own job's (the same model, exactly), else its model type's median, and
-a warning says so.
+a warning says so. A job is its id and its model type: an id given again
+for another model reads that model's median, not the first model's sizes.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ def lacking_sizes(jobs: pd.DataFrame, columns) -> list[str]:
 
 
 class ModelSizes:
-    """The model sizes of a log, by job and by model type (empty if the log has none).
+    """The model sizes of a log, by job (id and model type) and by model type (empty if none).
 
     Examples
     --------
@@ -63,20 +64,21 @@ class ModelSizes:
         frame = frame.dropna(how="all", subset=columns)
         if not len(frame):
             return cls(None, None)
-        by_job = frame.groupby("job_id")[[*columns, "model_type"]].last()
+        by_job = frame.groupby(["job_id", "model_type"], sort=False)[columns].last()
         # a model type's median over its jobs, each counted once however often it ran
-        return cls(by_job[columns], by_job.groupby("model_type")[columns].median())
+        return cls(by_job, by_job.groupby(level="model_type")[columns].median())
 
     def updated(self, new: pd.DataFrame) -> ModelSizes:
-        """These sizes with those of ``new`` attempts (a job's latest, a new model type's median)."""
+        """These sizes with those of ``new`` attempts: ``ModelSizes.of`` of both logs together."""
         more = ModelSizes.of(new)
         if more.by_job is None:
             return self
         if self.by_job is None:
             return more
         by_job = pd.concat([self.by_job, more.by_job])
-        by_model = pd.concat([self.by_model, more.by_model])
-        return ModelSizes(by_job.groupby(level=0).last(), by_model.groupby(level=0).first())
+        by_job = by_job.groupby(level=["job_id", "model_type"], sort=False).last()
+        # the medians over every job, as a fresh read of both logs gives them
+        return ModelSizes(by_job, by_job.groupby(level="model_type").median())
 
     def fill(self, jobs: pd.DataFrame) -> pd.DataFrame:
         """``jobs`` with each size it lacks (a column absent, or a null) read from the log: its
@@ -88,10 +90,11 @@ class ModelSizes:
             return jobs
         jobs = jobs.copy()
         ids, models = text_values(jobs["job_id"]), text_values(jobs["model_type"])
+        jobs_of = pd.MultiIndex.from_arrays([ids, models], names=["job_id", "model_type"])
         read = {}
         for column in lacking:
             given = floats(jobs[column]) if column in jobs.columns else np.full(len(jobs), np.nan)
-            own = pd.Series(ids).map(self.by_job[column]).to_numpy(dtype=float)
+            own = self.by_job[column].reindex(jobs_of).to_numpy(dtype=float)
             kind = pd.Series(models).map(self.by_model[column]).to_numpy(dtype=float)
             value = np.where(np.isnan(given), np.where(np.isnan(own), kind, own), given)
             read[column] = int((np.isnan(given) & ~np.isnan(value)).sum())
