@@ -775,6 +775,22 @@ def test_object_column_of_numbers_is_numeric_with_a_warning(data):
                                   expected.predict(unseen.astype({"batch_size": float})))
 
 
+def test_columns_of_number_labels_must_come_back_in_their_order(data):
+    """scikit-learn checks text names only; number labels reordered were predicted on in silence."""
+    X, y = data
+    numbered = X.select_dtypes("number").set_axis(range(X.select_dtypes("number").shape[1]), axis=1)
+    model = LeapRegressor(n_bins=4, n_estimators=10, random_state=0).fit(numbered, y)
+    expected = model.predict(numbered)
+    reordered = numbered[numbered.columns[::-1]]
+    with pytest.raises(ValueError, match=r"X's columns are \[\d+, .*fitted on columns \[0, 1, 2,"):
+        model.predict(reordered)
+    with pytest.raises(ValueError, match="give the same columns, in that order"):
+        model.predict(numbered.rename(columns={0: 99}))
+    # the same columns in order, or the bare array, predict as before
+    np.testing.assert_array_equal(model.predict(numbered.to_numpy()), expected)
+    np.testing.assert_array_equal(model.predict(reordered[numbered.columns]), expected)
+
+
 def test_mixed_object_column_is_text_whatever_the_row_order(data):
     X, y = data
     rng = np.random.default_rng(0)

@@ -25,6 +25,8 @@ class EncodedInputMixin:
         in order; arrays go through scikit-learn's validation.
         """
         require_unique_columns(X, "X")
+        if isinstance(X, pd.DataFrame):
+            self._check_labels(X, reset=reset)
         encoder = ColumnEncoder.learn(X) if reset else self.encoder_
         if isinstance(X, Mapping) and not reset:
             encoded = encoder.encode_columns(self._named_columns(X))
@@ -49,6 +51,20 @@ class EncodedInputMixin:
             self.categories_ = encoder.categories
             self.encoder_ = ColumnEncoder(encoder.categories, getattr(self, "feature_names_in_", None))
         return encoded
+
+    def _check_labels(self, X, *, reset):
+        """Column labels that are not text (scikit-learn checks only text names) must come
+        back as ``fit`` saw them: read by position, columns in another order would be
+        predicted on in silence."""
+        labels = X.columns.tolist()
+        if reset:
+            self._column_labels = None if all(isinstance(v, str) for v in labels) else labels
+            return
+        fitted = getattr(self, "_column_labels", None)
+        if fitted is not None and labels != fitted:
+            raise ValueError(f"X's columns are {_shown(labels)}, but {type(self).__name__} was "
+                             f"fitted on columns {_shown(fitted)}: give the same columns, in "
+                             "that order")
 
     def _check_names(self, X, *, reset):
         """A DataFrame's column names and count, checked as scikit-learn checks them."""
@@ -78,3 +94,9 @@ class EncodedInputMixin:
             raise ValueError("X's columns are Series whose indexes differ: give a DataFrame "
                              "(pandas aligns it by label) or Series of one index")
         return columns
+
+
+def _shown(labels, limit=8) -> str:
+    """Column labels for a message: the first few, and how many more."""
+    more = len(labels) - limit
+    return str(labels[:limit])[:-1] + (f", ... ({more} more)]" if more > 0 else "]")
