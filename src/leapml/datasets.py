@@ -16,7 +16,7 @@ per ``hardware`` name with datasheet figures (the layout of
 
 - **one attempt per measurement**: every row with a positive throughput, a
   device count and a hardware type the catalog knows becomes one ``ok``
-  attempt; the others are dropped and counted in the notes;
+  attempt; the others are dropped, counted in the notes and warned of;
 - **jobs**: rows sharing ``source``, the launch configuration
   (:data:`~leapml.schema.LAUNCH_COLUMNS`: model, task, device count,
   per-device batch size, precision, ``seq_len``, parallelism), the
@@ -416,7 +416,7 @@ def _kept_rows(table: pd.DataFrame, catalog: pd.DataFrame, notes: list[str], no_
         "no whole, positive device count": ~_values.is_count(devices),
         "a hardware type the catalog lacks": ~known,
     }
-    drop = np.zeros(len(table), dtype=bool)
+    drop, unsaid = np.zeros(len(table), dtype=bool), {}
     for reason, mask in reasons.items():
         mask = mask & ~drop
         if mask.any():
@@ -425,7 +425,9 @@ def _kept_rows(table: pd.DataFrame, catalog: pd.DataFrame, notes: list[str], no_
                 unknown = sorted(set(table["hardware"][mask].astype(str)))
                 where = f" {unknown}"
             notes.append(f"rows dropped, {reason}{where}: {int(mask.sum())}")
-            if reason.startswith("a hardware"):
+            if not reason.startswith("a hardware"):
+                unsaid[reason] = int(mask.sum())
+            else:
                 closest = _closest_names(sorted(set(unknown) - set(no_peak)), catalog["hardware_type"])
                 if set(unknown) & set(no_peak):  # in the specs, but dropped: not another type
                     closest.insert(0, f"in the specs without any peak FLOP/s: {sorted(set(unknown) & set(no_peak))}")
@@ -435,6 +437,10 @@ def _kept_rows(table: pd.DataFrame, catalog: pd.DataFrame, notes: list[str], no_
                               f"lacks{where}" + (f" ({'; '.join(closest)})" if closest else ""),
                               UserWarning, stacklevel=4)
         drop |= mask
+    if unsaid and not drop.all():  # all dropped: the error below says why
+        warnings.warn(f"{sum(unsaid.values())} measurement(s) dropped, "
+                      + "; ".join(f"{reason}: {n}" for reason, n in unsaid.items()), UserWarning,
+                      stacklevel=4)
     if not len(table):
         raise ValueError("measurements has no rows")
     if drop.all():
