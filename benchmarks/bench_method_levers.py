@@ -135,6 +135,9 @@ NAMED = {
     "base_all_columns": lambda: {"base": _monotone_base(feature_fraction_bynode=1.0)},
     # fewer columns at each split than the default's half
     "base_columns_0.3": lambda: {"base": _monotone_base(feature_fraction_bynode=0.3)},
+    # the shared expert learning at the rate of the default before 0.2 (200 trees either way)
+    "base_lr_0.1": lambda: {"base": _monotone_base(learning_rate=0.1)},
+    "base_lr_0.3": lambda: {"base": _monotone_base(learning_rate=0.3)},
     # the shared expert's split thresholds drawn at random (LightGBM's extremely randomized trees)
     "base_extra_trees": lambda: {"base": _monotone_base(extra_trees=True)},
     # the bin experts (and the router, a copy of them) choosing each split among half the columns
