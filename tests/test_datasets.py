@@ -624,3 +624,92 @@ def test_a_per_device_batch_that_cannot_be_falls_back_to_the_global_one():
         per_device_batch_size=[0, 32.5, 16], batch_size=[64, 64, 32])
     log = from_measurements(table, _specs())
     assert log.attempts["batch_size"].tolist() == [32, 32, 16]
+
+
+# -- tables of other benchmarks: their units, node counts, comments and empty cells ----------
+
+
+def test_time_units_of_every_size_are_inverted_or_dropped():
+    """``us/step`` kept as a rate made the slowest type the fastest; a time to train in days or
+    in words was kept as a throughput of 100."""
+    log = from_measurements(_one_job(["us/step", "µs / iter", "ns per token"], [200.0, 100.0, 50.0]),
+                            _specs())
+    by_type = log.attempts.set_index("hardware_type")
+    assert by_type["throughput"].to_dict() == pytest.approx({"V100": 5e3, "A100": 1e4, "H100": 2e7})
+    assert set(by_type["throughput_unit"]) == {"step/s", "iter/s", "token/s"}
+    for duration in ("days", "minutes to train", "time to train (min)", "TTT (min)"):
+        with pytest.warns(UserWarning, match=r"1 measurement\(s\) give a time as their unit"):
+            log = from_measurements(_one_job(["samples/s", "samples/s", duration], [10.0, 20.0, 35.0]),
+                                    _specs())
+        assert sorted(log.attempts["hardware_type"]) == ["A100", "V100"], duration
+
+
+@pytest.mark.parametrize("unit", ["tokens/gpu/s", "tokens per GPU per second", "tokens/s (per GPU)",
+                                  "per-GPU tokens/s", "tokens/s per-GPU", "Tokens/sec/device"])
+def test_a_rate_per_device_is_the_whole_job_s_however_it_is_spelled(unit):
+    log = from_measurements(_one_job([unit] * 3, [100.0, 150.0, 300.0], devices=(8, 8, 8)), _specs())
+    assert sorted(log.attempts["throughput"]) == [800.0, 1200.0, 2400.0]
+    assert set(log.attempts["throughput_unit"]) == {"tokens/s"}
+
+
+def test_a_row_shifted_by_an_unquoted_thousands_separator_is_refused_not_cut_short(tmp_path):
+    """The fix-up for rows closed by a comma read ``1,234.5`` as a throughput of 1, the rest
+    as the next column, where one row had the extra field and another did not."""
+    path = tmp_path / "t.csv"
+    path.write_text("source,model,num_devices,batch_size,hardware,precision,throughput,notes\n"
+                    "a,r,1,32,V100,fp32,1,234.5,\na,r,2,64,V100,fp32,900,\n")
+    with pytest.raises(ValueError, match="more fields than its header names.*thousands separator"):
+        read_measurements(path)
+
+
+def test_a_device_count_beside_a_node_count_is_refused_unless_it_is_num_devices():
+    """``devices`` with ``num_nodes`` (as PyTorch Lightning writes them) counts one node's."""
+    table = _one_job(["tokens/s"] * 2, [100.0, 150.0], devices=(8, 8), hardware=("V100", "A100"))
+    per_node = table.rename(columns={"num_devices": "devices"}).assign(num_nodes=[1, 2])
+    with pytest.raises(ValueError, match=r"'num_nodes' beside 'devices'.*\[1\].*as 'num_devices'"):
+        from_measurements(per_node, _specs())
+    # one node, or the whole job's devices under their own name: read as given
+    assert from_measurements(per_node.assign(num_nodes=1), _specs()).attempts["trainer_count"].tolist() == [8, 8]
+    whole = table.assign(num_devices=[8, 16], number_of_nodes=[1, 2])
+    assert from_measurements(whole, _specs()).attempts["trainer_count"].tolist() == [8, 16]
+
+
+def test_runs_of_other_given_batches_are_other_jobs_where_the_per_device_batch_is_unknown():
+    """24 devices divide neither 100 nor 300: both runs read batch unknown and were one job."""
+    table = _one_job(["samples/s"] * 3, [1000.0, 2500.0, 2600.0], devices=(24, 24, 24),
+                     hardware=("V100", "V100", "A100")).drop(columns="per_device_batch_size")
+    log = from_measurements(table.assign(batch_size=[100, 300, 300]), _specs())
+    assert log.attempts["batch_size"].isna().all()
+    jobs = log.attempts.set_index("throughput")["job_id"]
+    assert jobs[1000.0] != jobs[2500.0] and jobs[2500.0] == jobs[2600.0]
+
+
+def test_tables_in_other_formats_in_the_folder_are_warned_of(tmp_path):
+    _table().to_csv(tmp_path / "lab.csv", index=False)
+    _table().to_csv(tmp_path / "more.csv.gz", index=False)
+    _table().to_parquet(tmp_path / "bench.parquet")
+    (tmp_path / "README.md").write_text("notes")
+    with pytest.warns(UserWarning, match=r"reads \.csv files only; not read: \['bench.parquet', 'more.csv.gz'\]"):
+        assert len(read_measurements(tmp_path)) == len(_table())
+
+
+def test_comment_lines_above_the_header_are_skipped(tmp_path):
+    path = tmp_path / "t.csv"
+    body = _table().to_csv(index=False)
+    path.write_text("# Training throughput, lab runs\n# numbers are medians of 3 runs\n" + body)
+    pd.testing.assert_frame_equal(read_measurements(path).reset_index(drop=True), _table(),
+                                  check_dtype=False)
+    path.write_text("# a title\nsource,model,throughput,throughput\na,b,1,2\n")
+    with pytest.raises(ValueError, match="'throughput' in more than one column"):
+        read_measurements(path)
+
+
+def test_cells_saying_there_is_no_value_are_unknown_in_every_number_column():
+    """``-`` for a CNN's sequence length, ``n/a`` for a batch: refused as text before."""
+    table = _one_job(["samples/s"] * 3, [100.0, 150.0, 300.0]).astype({"per_device_batch_size": object})
+    table = table.assign(seq_len=["-", "2048", "n/a"], per_device_batch_size=["32", "NaN", "32"],
+                         throughput=["100", "150", "NaN"])
+    with pytest.warns(UserWarning, match="no positive throughput: 1"):
+        log = from_measurements(table, _specs())
+    assert log.attempts["seq_len"].isna().tolist() == [True, False]
+    assert log.attempts["batch_size"].isna().tolist() == [False, True]

@@ -8,6 +8,7 @@ silently.
 
 from __future__ import annotations
 
+import csv
 import re
 import warnings
 from pathlib import Path
@@ -62,9 +63,30 @@ def canonical_columns(table: pd.DataFrame, notes: list[str] | None = None) -> pd
             spelled[name] = given[0]
     renamed = {spelled[name]: name for name in KNOWN_COLUMNS
                if name not in table.columns and name in spelled}
+    _refuse_devices_per_node(table, spelled)
     if renamed and notes is not None:
         notes.append(f"columns read under their usual names: {renamed}")
     return table.rename(columns=renamed) if renamed else table
+
+
+#: Columns that count a run's nodes (hosts).
+_NODES = ("num_nodes", "nodes", "n_nodes", "number_of_nodes", "node_count")
+
+
+def _refuse_devices_per_node(table: pd.DataFrame, spelled: dict) -> None:
+    """Refuse a device count read from another word (``devices``, ``gpus``) beside a node count
+    above 1: tables that count nodes often count devices per node, so a run on 4 nodes would
+    read as one node's devices. ``num_devices`` itself is the whole job's count."""
+    device = spelled.get("num_devices")
+    nodes = next((spelled[n] for n in _NODES if n in spelled), None)
+    if device is None or nodes is None or re.sub(r"[\s\-]+", "_", str(device).strip()).lower() == "num_devices":
+        return
+    many = (read_numbers(table[nodes])[0] > 1).to_numpy()
+    if many.any():
+        raise ValueError(f"the measurements give {str(nodes)!r} beside {str(device)!r}, read as the "
+                         f"device count, with more than one node in {describe_rows(many, table)}: "
+                         "is the count per node? Give the whole job's devices (devices per node "
+                         "times nodes) as 'num_devices'")
 
 
 def lacking(table: pd.DataFrame, missing: list[str]) -> str:
@@ -118,18 +140,33 @@ def unmatched_job_columns(table: pd.DataFrame, job_columns, notes: list[str]) ->
 
 
 #: Units of time a ``throughput_unit`` may name, in seconds.
-_SECONDS = {"ms": 1e-3, "msec": 1e-3, "millisecond": 1e-3, "milliseconds": 1e-3, "s": 1.0,
-            "min": 60.0, "mins": 60.0, "minute": 60.0, "minutes": 60.0, "h": 3600.0, "hr": 3600.0,
-            "hrs": 3600.0, "hour": 3600.0, "hours": 3600.0}
-#: What a unit per device (``tokens/s/GPU``, ``images/s per chip``) names its device by.
-_PER_DEVICE = re.compile(r"(?P<rate>.+)/(gpu|device|chip|accelerator|gcd|card|tpu|hpu|xpu)s?")
+_SECONDS = {"ns": 1e-9, "nsec": 1e-9, "nanosecond": 1e-9, "nanoseconds": 1e-9,
+            "us": 1e-6, "µs": 1e-6, "μs": 1e-6, "usec": 1e-6, "microsecond": 1e-6,
+            "microseconds": 1e-6, "ms": 1e-3, "msec": 1e-3, "millisecond": 1e-3,
+            "milliseconds": 1e-3, "s": 1.0, "min": 60.0, "mins": 60.0, "minute": 60.0,
+            "minutes": 60.0, "h": 3600.0, "hr": 3600.0, "hrs": 3600.0, "hour": 3600.0,
+            "hours": 3600.0, "d": 86400.0, "day": 86400.0, "days": 86400.0}
+#: A device a rate may be given per (``tokens/s/GPU``, ``images/s per chip``, ``per-GPU tokens/s``),
+#: as :func:`unit_spelling` writes it: ``/gpu`` anywhere, in parentheses or not.
+_PER_DEVICE = re.compile(r"\s*\(?/(gpu|device|chip|accelerator|gcd|card|tpu|hpu|xpu)s?\)?(?=/|\s|$)")
 
 
 def unit_spelling(unit: str) -> str:
     """One spelling of a throughput unit: lower case, single spaces, ``per`` as ``/`` with no
-    spaces around it, seconds as ``s`` (``"Samples per Second"`` is ``"samples/s"``)."""
-    text = re.sub(r"\s*(/|\bper\b)\s*", "/", " ".join(unit.lower().split()))
+    spaces around it, seconds as ``s`` (``"Samples per Second"`` is ``"samples/s"``,
+    ``"per-GPU tokens/s"`` is ``"/gpu tokens/s"``)."""
+    text = re.sub(r"\bper-", "per ", " ".join(unit.lower().split()))
+    text = re.sub(r"\s*(/|\bper\b)\s*", "/", text)
     return re.sub(r"\b(sec|secs|second|seconds)\b", "s", text)
+
+
+def _is_duration(unit: str) -> bool:
+    """Whether a unit with no work in it names a time (``min``, ``days``, ``time to train
+    (min)``, ``TTT (min)``): a time to train, no rate."""
+    head, _, rest = unit.partition("/")
+    if head in _SECONDS and rest in ("", "run", "training"):
+        return True
+    return "/" not in unit and any(w in _SECONDS for w in re.findall(r"[a-zµμ]+", unit))
 
 
 def rates(table: pd.DataFrame, throughput: np.ndarray, devices: np.ndarray, notes: list[str]):
@@ -159,16 +196,19 @@ def rates(table: pd.DataFrame, throughput: np.ndarray, devices: np.ndarray, note
     time_only = np.zeros(len(units), dtype=bool)
     for unit in unique:
         rows = units == unit
-        head, _, rest = unit.partition("/")
-        if unit in _SECONDS or (head in _SECONDS and rest in ("", "run", "training")):
+        rate = _PER_DEVICE.sub("", unit).strip()  # the unit of one device's work, if per device
+        head, _, rest = rate.partition("/")
+        if _is_duration(rate):
             time_only |= rows  # a duration, such as a time to train: no rate
-        elif head in _SECONDS and rest:
+            continue
+        if head in _SECONDS and rest:
             with np.errstate(divide="ignore"):
                 throughput[rows] = 1.0 / (throughput[rows] * _SECONDS[head])
-            units[rows] = changed[unit] = f"{rest}/s"
-        elif (per := _PER_DEVICE.fullmatch(unit)) is not None:
+            rate = f"{rest}/s"
+        if _PER_DEVICE.search(unit):
             throughput[rows] = throughput[rows] * devices[rows]
-            units[rows] = changed[unit] = per["rate"]
+        if rate != unit:
+            units[rows] = changed[unit] = rate
     if time_only.any():
         warnings.warn(f"{int(time_only.sum())} measurement(s) give a time as their unit "
                       f"({sorted(set(units[time_only]))[:5]}), not a rate: dropped", UserWarning,
@@ -195,6 +235,20 @@ def whole_or_null(values: np.ndarray, name: str, notes: list[str]) -> pd.array:
     return pd.array(np.where(bad, np.nan, values), dtype="Int64")
 
 
+def unread_launch_values(table: pd.DataFrame, attempts: pd.DataFrame) -> np.ndarray:
+    """Per row, the batch and ``seq_len`` the table gives where the log reads them as unknown
+    (a global batch its devices do not divide, a fraction): text that keeps runs of
+    different given values in different jobs ('' where the log reads them)."""
+    out = np.full(len(table), "", dtype=object)
+    for read, given in (("batch_size", ("batch_size", "per_device_batch_size")),
+                        ("seq_len", ("seq_len",))):
+        unknown = attempts[read].isna().to_numpy()
+        for column in (c for c in given if c in table and unknown.any()):
+            given = np.array([f"|{v}" for v in table[column].tolist()], dtype=object)
+            out = out + np.where(unknown, given, "")
+    return out
+
+
 def shown(value) -> str:
     """A value as an error message shows it: text quoted, numbers (and NaN) plain."""
     return repr(value) if isinstance(value, str) else str(value)
@@ -214,12 +268,28 @@ class UnreadableTable(ValueError):
     refused even where files that are no measurement table are skipped."""
 
 
+#: Files that hold tables in another format than CSV, which ``read_measurements`` does not read.
+_OTHER_TABLES = (".csv.gz", ".csv.bz2", ".csv.zip", ".csv.xz", ".tsv", ".txt", ".parquet",
+                 ".xlsx", ".xls", ".json", ".jsonl")
+
+
+def warn_of_other_tables(folder: Path) -> None:
+    """Warn of the files of ``folder`` that look like tables in another format: they are not read."""
+    others = sorted(p.name for p in folder.iterdir()
+                    if p.is_file() and p.name.lower().endswith(_OTHER_TABLES))
+    if others:
+        warnings.warn(f"read_measurements reads .csv files only; not read: {others[:10]}"
+                      f"{f' and {len(others) - 10} more' if len(others) > 10 else ''} (write them "
+                      "as comma-separated .csv files to read them)", UserWarning, stacklevel=3)
+
+
 def _table_header(path: Path) -> bool:
     """Whether the first line of ``path`` names ``source``, ``model``, ``hardware`` and
     ``throughput`` (in any case), whatever its encoding."""
     with open(path, "rb") as file:
-        first = file.readline(65536).decode("utf-8", errors="replace").casefold()
-    words = set(re.split(r"[^a-z_]+", first))
+        lines = (line.decode("utf-8", errors="replace") for line in file)
+        first = next((line for line in lines if not line.lstrip("\ufeff ").startswith("#")), "")
+    words = set(re.split(r"[^a-z_]+", first.casefold()))
     return {"source", "model", "hardware", "throughput"} <= words
 
 
@@ -238,21 +308,43 @@ def read_csv(path: Path) -> pd.DataFrame:
 def _read_csv(path: Path) -> pd.DataFrame:
     """:func:`read_csv` before its errors are told apart."""
     try:
-        refuse_repeated_header(path)
-        table = pd.read_csv(path, low_memory=False)
+        comments = _comment_lines(path)  # a title or notes above the header
+        refuse_repeated_header(path, skip=comments)
+        table = pd.read_csv(path, low_memory=False, skiprows=comments)
         if not isinstance(table.index, pd.RangeIndex):
             # rows with one field more than the header: pandas took the first as an index
-            if len(table.columns) and table.iloc[:, -1].isna().all():
+            if _closed_by_commas(path, comments):
                 # a comma closing every row: read the fields under their own names
-                return pd.read_csv(path, low_memory=False, index_col=False)
+                return pd.read_csv(path, low_memory=False, index_col=False, skiprows=comments)
             raise ValueError(f"{path} is not a readable CSV table: its rows have more fields "
-                             "than its header names")
+                             "than its header names (a number written with an unquoted "
+                             "thousands separator, 12,345? quote it or drop the comma)")
         return table
     except UnicodeDecodeError as err:
         raise ValueError(f"{path} is not UTF-8 text (byte {err.object[err.start]:#04x} does not "
                          "decode): save it as UTF-8") from None
     except (pd.errors.ParserError, pd.errors.EmptyDataError) as err:
         raise ValueError(f"{path} is not a readable CSV table: {' '.join(str(err).split())}") from None
+
+
+def _comment_lines(path: Path) -> int:
+    """How many lines starting with ``#`` open the file (a title, notes): skipped."""
+    count = 0
+    with open(path, encoding="utf-8-sig", errors="replace") as file:
+        for line in file:
+            if not line.lstrip().startswith("#"):
+                break
+            count += 1
+    return count
+
+
+def _closed_by_commas(path: Path, comments: int = 0) -> bool:
+    """Whether every row of the CSV file has one field more than its header, and that one
+    empty: a comma closing each row (as some spreadsheets write), no value shifted."""
+    with open(path, newline="", encoding="utf-8-sig") as file:
+        rows = [row for row in csv.reader(file) if row][comments:]
+    width = len(rows[0]) if rows else 0
+    return len(rows) > 1 and all(len(row) == width + 1 and row[-1] == "" for row in rows[1:])
 
 
 def names(table: pd.DataFrame, column: str, what: str) -> pd.Series:
@@ -268,7 +360,7 @@ def names(table: pd.DataFrame, column: str, what: str) -> pd.Series:
 
 #: Throughput cells that say the run ran out of memory, and cells that say there is no value.
 _OOM = re.compile(r"(oom|out[\s_]+of[\s_]+memory)", re.IGNORECASE)
-_NO_VALUE = re.compile(r"(-+|\u2013|\u2014|n/?a|none|null|\?)", re.IGNORECASE)
+_NO_VALUE = re.compile(r"(-+|\u2013|\u2014|n/?a|nan|none|null|\?)", re.IGNORECASE)
 
 
 def throughputs(table: pd.DataFrame, notes: list[str]) -> np.ndarray:
@@ -291,8 +383,13 @@ def throughputs(table: pd.DataFrame, notes: list[str]) -> np.ndarray:
 
 
 def numbers(table: pd.DataFrame, column: str, what: str) -> np.ndarray:
-    """A column of numbers (thousands grouped with commas read); text that is no number refused."""
-    values, bad = read_numbers(table[column])
+    """A column of numbers (thousands grouped with commas read); a cell saying there is no value
+    (``-``, ``n/a``) is NaN; other text that is no number refused."""
+    given = table[column]
+    if not pd.api.types.is_numeric_dtype(given.dtype):
+        empty = given.map(lambda v: isinstance(v, str) and _NO_VALUE.fullmatch(v.strip()) is not None)
+        given = given.where(~empty.astype(bool), None)
+    values, bad = read_numbers(given)
     if bad.any():
         examples = list(dict.fromkeys(table[column][bad].astype(str)))[:3]
         raise ValueError(f"{what} column {column!r} holds text that is not a number in "

@@ -149,6 +149,8 @@ def read_measurements(folder, *, sources: Sequence[str] | None = None) -> pd.Dat
              if named is None else [folder / (s if s.lower().endswith(".csv") else f"{s}.csv")
                                     for s in named])
     missing = [str(p) for p in paths if not p.is_file()]
+    if named is None:
+        _values.warn_of_other_tables(folder)
     if missing or not paths:
         raise FileNotFoundError(f"no measurement table {missing or str(folder / '*.csv')}")
     tables, skipped = [], []
@@ -425,9 +427,9 @@ def _kept_rows(table: pd.DataFrame, catalog: pd.DataFrame, notes: list[str], no_
                 unknown = sorted(set(table["hardware"][mask].astype(str)))
                 where = f" {unknown}"
             notes.append(f"rows dropped, {reason}{where}: {int(mask.sum())}")
-            if not reason.startswith("a hardware"):
+            if not reason.startswith("a "):  # rates() warns of a time unit; below, of types
                 unsaid[reason] = int(mask.sum())
-            else:
+            elif reason.startswith("a hardware"):
                 closest = _closest_names(sorted(set(unknown) - set(no_peak)), catalog["hardware_type"])
                 if set(unknown) & set(no_peak):  # in the specs, but dropped: not another type
                     closest.insert(0, f"in the specs without any peak FLOP/s: {sorted(set(unknown) & set(no_peak))}")
@@ -558,7 +560,7 @@ def _job_ids(table: pd.DataFrame, attempts: pd.DataFrame, job_columns) -> np.nda
         columns = [c for c in _values.job_columns_of(job_columns, source) if c in rows]
         if columns:
             extra[rows.index] = rows[columns].astype(object).map(str).agg("|".join, axis=1)
-    keys["extra"] = extra
+    keys["extra"] = extra + _values.unread_launch_values(table, attempts)
     number = keys.groupby(list(keys.columns), sort=False, dropna=False).ngroup()
     within = number.groupby(keys["source"], sort=False).transform(lambda n: pd.factorize(n)[0])
     return (keys["source"] + "-" + within.astype(str)).to_numpy()

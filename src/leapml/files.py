@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import itertools
 import os
 import tempfile
 import threading
@@ -144,8 +145,9 @@ def read_table(path: str | os.PathLike) -> pd.DataFrame:
         raise ValueError(f"{path} is not a readable {fmt} file: {err}") from err
 
 
-def refuse_repeated_header(path: str | os.PathLike) -> None:
-    """Refuse a CSV or Parquet table whose header names a column twice.
+def refuse_repeated_header(path: str | os.PathLike, *, skip: int = 0) -> None:
+    """Refuse a CSV or Parquet table whose header (the CSV's line after ``skip`` lines) names a
+    column twice.
 
     pandas would read a CSV's second one as ``name.1`` and take the data
     from the first without a word.
@@ -166,7 +168,7 @@ def refuse_repeated_header(path: str | os.PathLike) -> None:
         header = pq.read_schema(path).names
     else:
         with open(path, newline="", encoding="utf-8-sig") as file:
-            header = next(csv.reader(file), [])
+            header = next(itertools.islice(csv.reader(file), skip, None), [])
     repeated = sorted({name for name in header if name and header.count(name) > 1})
     if repeated:
         names = ", ".join(repr(name) for name in repeated)
