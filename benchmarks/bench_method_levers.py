@@ -107,9 +107,15 @@ REFERENCES = {
 }
 
 
+#: The shared expert's settings the configurations below start from: the default's on a log
+#: under FAST_BASE_ROWS rows (rate 0.1), where they were measured; a user's ``base`` keeps
+#: its own rate whatever the log's size.
+_BASE = default_base_regressor(n_rows=0).get_params()
+
+
 def _base(objective: str, **params):
     """The default shared expert on another loss."""
-    return LGBMRegressor(**dict(default_base_regressor().get_params(), objective=objective, **params))
+    return LGBMRegressor(**dict(_BASE, objective=objective, **params))
 
 
 def _monotone_base(**params):
@@ -120,8 +126,7 @@ def _monotone_base(**params):
     :func:`leapml.features.build_features` gives, in its order.
     """
     constraints = [int(name in FASTER_HARDWARE) for name in feature_names()]
-    return LGBMRegressor(**dict(default_base_regressor().get_params(),
-                                monotone_constraints=constraints, **params))
+    return LGBMRegressor(**dict(_BASE, monotone_constraints=constraints, **params))
 
 
 #: Named LeapRegressor configurations whose parameters are estimators, in ``key=value`` form
@@ -135,9 +140,10 @@ NAMED = {
     "base_all_columns": lambda: {"base": _monotone_base(feature_fraction_bynode=1.0)},
     # fewer columns at each split than the default's half
     "base_columns_0.3": lambda: {"base": _monotone_base(feature_fraction_bynode=0.3)},
-    # the shared expert learning at the rate of the default before 0.2 (200 trees either way)
+    # the shared expert learning at one rate whatever the log's size (the default: 0.1 under
+    # FAST_BASE_ROWS training rows, 0.2 from there on; 200 trees either way)
     "base_lr_0.1": lambda: {"base": _monotone_base(learning_rate=0.1)},
-    "base_lr_0.3": lambda: {"base": _monotone_base(learning_rate=0.3)},
+    "base_lr_0.2": lambda: {"base": _monotone_base(learning_rate=0.2)},
     # the shared expert's split thresholds drawn at random (LightGBM's extremely randomized trees)
     "base_extra_trees": lambda: {"base": _monotone_base(extra_trees=True)},
     # the bin experts (and the router, a copy of them) choosing each split among half the columns

@@ -216,3 +216,29 @@ def test_the_default_shared_expert_never_predicts_slower_on_faster_hardware():
             assert (steps >= 0).all()
         else:
             assert (steps < 0).any()  # the control: without the constraint the trees dip
+
+
+def test_the_default_shared_expert_learns_faster_only_on_a_large_log(monkeypatch):
+    """The faster rate is measured to help on ~700,000 rows and to hurt on ~70,000 and fewer;
+    the size is the log's own rows, not those with the cold-start copies added."""
+    import leapml._cascade as cascade
+
+    rng = np.random.default_rng(3)
+    n = 400
+    X = pd.DataFrame({"model_type": pd.Categorical(rng.choice(["a", "b"], n)),
+                      "peak_tflops": rng.uniform(10, 1000, n)})
+    y = np.exp(np.log(X["peak_tflops"]) + rng.normal(0, 0.2, n))
+    params = {"n_bins": 2, "n_estimators": 5, "random_state": 0, "min_bin_rows": 50,
+              "cold_start": 0.5}
+
+    def rate(threshold):
+        monkeypatch.setattr(cascade, "FAST_BASE_ROWS", threshold)
+        return LeapRegressor(**params).fit(X, y).base_.params["learning_rate"]
+
+    # 400 rows, 600 with the copies: the log's 400 decide
+    assert (rate(401), rate(400), rate(500)) == (0.1, 0.2, 0.1)
+    # a shared expert of the user's keeps its own rate
+    from lightgbm import LGBMRegressor
+    mine = LeapRegressor(base=LGBMRegressor(learning_rate=0.05, n_estimators=5, verbose=-1),
+                         **params).fit(X, y)
+    assert mine.base_.params["learning_rate"] == 0.05

@@ -25,11 +25,12 @@ _LARGEST_LOG = 700.0
 class PriorsMixin:
     """The offset the experts add to and the blend with the job's own runs, for :class:`~leapml.LeapRegressor`."""
 
-    def _base_regressor(self):
-        """The shared expert to fit: the user's, or the default with its monotone constraints."""
+    def _base_regressor(self, n_rows=None):
+        """The shared expert to fit on ``n_rows`` training rows (the log's, before any copies):
+        the user's, or the default with its monotone constraints and the rate for that size."""
         if self.base != "lightgbm":
             return self.base
-        base = default_base_regressor()
+        base = default_base_regressor(n_rows)
         names = list(getattr(self, "feature_names_in_", []))
         increasing = set(self.monotone_increasing or ())
         constraints = [int(name in increasing) for name in names]

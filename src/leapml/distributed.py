@@ -321,7 +321,8 @@ def fit_regressor(estimator: LeapRegressor, X: dd.DataFrame, y: dd.Series, *, cl
         model.history_columns_in_ = model._history_columns()
         model.base_, target = None, _LOG_Y
         if model.base is not None:
-            native = lightgbm_params(model._base_regressor(), seed=seed + 499, num_threads=1)
+            native = lightgbm_params(model._base_regressor(len(log_y)), seed=seed + 499,
+                                     num_threads=1)
             native.setdefault("objective", "huber")
             model.base_ = trainer.fit(native, frame, _LOG_Y)
             frame = dask_client.persist(frame.map_partitions(
