@@ -325,6 +325,17 @@ _LEVER_ROWS = {
         "**default**: hardware copies of 30% of the rows (`cold_start_hardware=0.3`)":
             "cold_start_hardware=0.3",
     },
+    "levers_small_seeds012_base_rate.json": {
+        "single LightGBM (L1), 400 trees: the reference": "single_lightgbm",
+        "shared expert at rate 0.2": "default",  # the default when it ran: 0.2 on every log
+        "**default on this log**: rate 0.1": "base_lr_0.1",
+    },
+    "levers_tiny_seeds012_base_rate.json": {
+        "single LightGBM (L1), 400 trees: the reference on `tiny`": "single_lightgbm",
+        "rate 0.2, on `tiny`": "default",
+        "**default on `tiny`**: rate 0.1": "base_lr_0.1",
+        "single LightGBM (Huber), 400 trees, on `tiny`": "single_huber",
+    },
     "levers_small_seeds012_base_losses.json": {
         "Huber, threshold 0.9 (kept)": "default",
         "Huber, threshold 0.3": "base_huber_0.3",
