@@ -258,8 +258,13 @@ def test_default_model_section_quotes_the_run_it_keeps():
     script["check_same_attempts"]()
     page = (DOCS / "results.md").read_text()
     section = page.split("## The default model (ten production nights)")[1].split("\n## ")[0]
-    for line in "\n".join([script["table"](), script["gap_table"](), script["regret_table"]()]).splitlines():
+    tables = [script[name]() for name in ("rate_table", "rate_gap_table", "rate_regret_table",
+                                          "table", "gap_table", "regret_table")]
+    for line in "\n".join(tables).splitlines():
         assert line in section, line
+    for kept in ("production-v7", "production-v6"):  # the default of now, the one before it
+        run = json.loads((DOCS / "results-data" / kept / "run.json").read_text())
+        assert f"`{run['commit']}`" in section and f"{round(run['seconds'] / 60)} minutes" in section
     for kept in ("production-v5", "production-v4", "production-v3"):  # the run, the earlier ones
         run = json.loads((DOCS / "results-data" / kept / "run.json").read_text())
         assert f"`{run['commit']}`" in section and run["command"].split(" --out")[0] in section
@@ -556,8 +561,10 @@ def test_summary_placement_rows_quote_the_kept_default_runs():
     # runs before them, which the copies do not touch
     small = ("placement_small_seeds012345_hardware_copies.md",
              "placement_small_seeds012345_cold_start.md")
-    # production: the run of the default of now, ranked by the mean
-    together = [percent(_kept_seed_row(_MEAN_RUN, seed, policy, "learned",
+    # production: the run of the default of now (the faster rate), ranked by the mean; the
+    # single model's of the run before it, which the rate does not touch
+    together = [percent(_kept_seed_row(_RATE_RUN if policy == "leap" else _MEAN_RUN, seed, policy,
+                                       "learned",
                                        MEAN if policy == "leap" else "expected_throughput_per_cost")[5])
                 for policy in ("leap", "single_lightgbm") for seed in (0, 1, 2)]
     assert (f"| placement regret with learned feasibility (`small`, six fleets) | "
@@ -595,6 +602,7 @@ def test_third_production_fleet_sentence_quotes_its_kept_run():
 #: The kept production placement run of the default that ranks a job's candidates together.
 _CARRIED_MISS_RUN = "placement_production_seeds012_carried_miss.md"
 _MEAN_RUN = "placement_production_seeds012_mean_objective.md"
+_RATE_RUN = "placement_production_seeds012_base_rate.md"
 _MEAN_SMALL = "placement_small_seeds012345_mean_objective.md"
 MEAN = "mean_throughput_per_cost"
 _CARRIED_SMALL = "placement_small_seeds012345_carried_miss.md"
@@ -1175,3 +1183,19 @@ def test_objective_table_quotes_its_kept_run():
         assert line.split(" | ")[1:4] == seeds, (objective, seeds)
         assert f"{percent(mean[5])}** ({percent(mean[6])})" in line or \
             f"| {percent(mean[5])} ({percent(mean[6])}) | {percent(mean[7])} |" in line, objective
+
+
+def test_rate_placement_block_quotes_its_kept_run():
+    """The table of the faster rate's placement (docs/results.md) is its kept run's, and the
+    run before it's."""
+    page = (DOCS / "results.md").read_text()
+    percent = lambda share: f"{100 * float(share):.1f}%"  # noqa: E731
+    for label, run in (("shared expert at rate 0.2", _RATE_RUN), ("at rate 0.1", _MEAN_RUN)):
+        seeds = [percent(_kept_seed_row(run, seed, "leap", "learned", MEAN)[5]) for seed in (0, 1, 2)]
+        mean = _kept_objective_row(run, "leap", "learned", MEAN)
+        true = _kept_objective_row(run, "leap", "true", "throughput_per_cost")
+        line = next(line for line in page.splitlines() if line.startswith(f"| {label}"))
+        cells = [c.strip().replace("*", "") for c in line.strip("|").split("|")]
+        assert cells[1:4] == seeds, (label, cells, seeds)
+        assert cells[4] == f"{percent(mean[5])} ({percent(mean[6])})", (label, cells[4])
+        assert cells[5] == percent(mean[7]) and cells[6] == percent(true[5]), (label, cells)
