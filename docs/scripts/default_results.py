@@ -58,12 +58,7 @@ RATE_MODELS = {"leap": "default (rate 0.2)", "leap_rate_0_1": "default before (r
 def rate_scores() -> pd.DataFrame:
     """The run of now, the default before it as ``leap_rate_0_1`` and the other models of
     :data:`BEFORE`, on the slices all of them were scored on."""
-    run, before = pd.read_csv(RATE_RUN / "scores.csv"), pd.read_csv(BEFORE / "scores.csv")
-    earlier = pd.read_csv(RATE_BEFORE / "scores.csv").query("model == 'leap'").assign(model="leap_rate_0_1")
-    frame = pd.concat([run, before[~before["model"].isin(set(run["model"]))], earlier],
-                      ignore_index=True)
-    shared = frame.groupby("slice")["model"].nunique() == frame["model"].nunique()
-    return frame[frame["slice"].isin(shared[shared].index)]
+    return _combined(RATE_RUN, {"leap_rate_0_1": RATE_BEFORE})
 
 
 def rate_table() -> str:
@@ -113,10 +108,16 @@ def check_same_attempts() -> None:
 
 def scores() -> pd.DataFrame:
     """The run's scores, with the other run's models and the earlier defaults under :data:`EARLIER`'s names."""
-    run, before = pd.read_csv(RUN / "scores.csv"), pd.read_csv(BEFORE / "scores.csv")
-    earlier = [pd.read_csv(path / "scores.csv").query("model == 'leap'").assign(model=name)
-               for name, path in EARLIER.items()]
-    frame = pd.concat([run, before[~before["model"].isin(set(run["model"]))], *earlier],
+    return _combined(RUN, EARLIER)
+
+
+def _combined(path: Path, earlier: dict) -> pd.DataFrame:
+    """The scores of the run at ``path``, the models of :data:`BEFORE` it lacks, and the
+    ``leap`` of each run of ``earlier`` under its name there."""
+    run, before = pd.read_csv(path / "scores.csv"), pd.read_csv(BEFORE / "scores.csv")
+    leaps = [pd.read_csv(p / "scores.csv").query("model == 'leap'").assign(model=name)
+             for name, p in earlier.items()]
+    frame = pd.concat([run, before[~before["model"].isin(set(run["model"]))], *leaps],
                       ignore_index=True)
     # a slice every model was scored on (the run without the lookup table has no table-covered one)
     shared = frame.groupby("slice")["model"].nunique() == frame["model"].nunique()
