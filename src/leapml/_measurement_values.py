@@ -244,8 +244,8 @@ def unread_launch_values(table: pd.DataFrame, attempts: pd.DataFrame) -> np.ndar
                         ("seq_len", ("seq_len",))):
         unknown = attempts[read].isna().to_numpy()
         for column in (c for c in given if c in table and unknown.any()):
-            given = np.array([f"|{v}" for v in table[column].tolist()], dtype=object)
-            out = out + np.where(unknown, given, "")
+            values = np.array([f"|{v}" for v in table[column].tolist()], dtype=object)
+            out = out + np.where(unknown, values, "")
     return out
 
 
@@ -269,8 +269,8 @@ class UnreadableTable(ValueError):
 
 
 #: Files that hold tables in another format than CSV, which ``read_measurements`` does not read.
-_OTHER_TABLES = (".csv.gz", ".csv.bz2", ".csv.zip", ".csv.xz", ".tsv", ".txt", ".parquet",
-                 ".xlsx", ".xls", ".json", ".jsonl")
+_OTHER_TABLES = (".csv.gz", ".csv.bz2", ".csv.zip", ".csv.xz", ".tsv", ".parquet", ".xlsx",
+                 ".xls")
 
 
 def warn_of_other_tables(folder: Path) -> None:
