@@ -713,3 +713,13 @@ def test_cells_saying_there_is_no_value_are_unknown_in_every_number_column():
         log = from_measurements(table, _specs())
     assert log.attempts["seq_len"].isna().tolist() == [True, False]
     assert log.attempts["batch_size"].isna().tolist() == [False, True]
+
+
+def test_model_and_source_names_that_differ_only_in_case_are_one():
+    """``Llama-2-7B`` and ``llama-2-7b`` were two models, so two jobs that never shared history."""
+    table = _one_job(["samples/s"] * 3, [100.0, 150.0, 300.0])
+    table = table.assign(model=["Llama-2-7B", "llama-2-7b ", "LLAMA-2-7B"], source=["lab", "Lab", "lab"])
+    log = from_measurements(table, _specs())
+    assert set(log.attempts["model_type"]) == {"Llama-2-7B"}
+    assert log.attempts["job_id"].nunique() == 1
+    assert any(note.startswith("model: 2 spelling(s) read as another row's") for note in log.notes)

@@ -358,6 +358,19 @@ def names(table: pd.DataFrame, column: str, what: str) -> pd.Series:
     return text.astype(str)
 
 
+def one_spelling(values: pd.Series, name: str, notes: list[str]) -> pd.Series:
+    """Names that differ only in case or inner spaces (``Llama-2-7B``, ``llama-2-7b``) read as
+    their first spelling in the table, so that they are one model (one source); in ``notes``."""
+    key = values.map(lambda v: " ".join(v.split()).casefold())
+    first = dict(zip(key[::-1], values[::-1], strict=True))  # the first spelling wins
+    read = key.map(first)
+    changed = sorted(set(values[read != values]))
+    if changed:
+        notes.append(f"{name}: {len(changed)} spelling(s) read as another row's, the same but for "
+                     f"case or spaces, such as {changed[0]!r} as {read[values == changed[0]].iloc[0]!r}")
+    return read
+
+
 #: Throughput cells that say the run ran out of memory, and cells that say there is no value.
 _OOM = re.compile(r"(oom|out[\s_]+of[\s_]+memory)", re.IGNORECASE)
 _NO_VALUE = re.compile(r"(-+|\u2013|\u2014|n/?a|nan|none|null|\?)", re.IGNORECASE)

@@ -367,8 +367,8 @@ def _attempts(
     devices = table["num_devices"].to_numpy(dtype=float)
     attempts = pd.DataFrame(
         {
-            "source": _values.names(table, "source", "measurements").to_numpy(),
-            "model_type": _values.names(table, "model", "measurements").to_numpy(),
+            "source": _values.one_spelling(_values.names(table, "source", "measurements"), "source", notes).to_numpy(),
+            "model_type": _values.one_spelling(_values.names(table, "model", "measurements"), "model", notes).to_numpy(),
             "model_family": _filled(table, "task", "model_family", notes),
             "trainer_count": devices.astype(np.int64),
             "batch_size": _per_device_batch(table, devices, notes),
