@@ -141,20 +141,21 @@ def _level_keys(codes: dict[str, np.ndarray], hardware: np.ndarray, config: np.n
     The job's levels fold in the model type's code, so that a job id given again
     for another model reads none of the first model's runs; the levels of
     :data:`_CONFIG_LEVELS` fold in ``config``
-    (:func:`~leapml.features.inputs._config_codes`). Both folds are a hash. A
-    negative code (a value absent from the history) stays negative.
+    (:func:`~leapml.features.inputs._config_codes`) instead, which holds the
+    model type. Both folds are a hash. A negative code (a value absent from
+    the history) stays negative.
     """
+    # a job id given again for another model is another job: its runs are not these (the
+    # model codes are small integers: scrambled first, or two keys' XOR would collide)
+    model = _mixed(codes["model"].astype(np.uint64), np.uint64(0))
     keys = {}
     for level, (key, same_hardware, _, _) in _LEVELS.items():
         code = codes[key]
         composite = np.where(code >= 0, code * n_types + hardware, -1) if same_hardware else code
-        if key == "job":
-            # a job id given again for another model is another job: its runs are not these
-            # (the codes are small integers: scrambled first, or two keys' XOR would collide)
-            model = _mixed(codes["model"].astype(np.uint64), np.uint64(0))
-            composite = _folded(np.where(codes["model"] >= 0, composite, -1), model)
-        if level in _CONFIG_LEVELS:
+        if level in _CONFIG_LEVELS:  # the configuration's hash holds the model type already
             composite = _folded(composite, config)
+        elif key == "job":
+            composite = _folded(np.where(codes["model"] >= 0, composite, -1), model)
         keys[level] = composite
     return keys
 
