@@ -41,12 +41,17 @@ ALIASES = {"num_gpus": "num_devices", "n_gpus": "num_devices", "gpus": "num_devi
            "seq_length": "seq_len", "seqlen": "seq_len", "unit": "throughput_unit"}
 
 
+def _column_key(name) -> str:
+    """A column name as the readers match it: stripped, lower case, spaces and ``-`` as ``_``."""
+    return re.sub(r"[\s\-]+", "_", str(name).strip()).lower()
+
+
 def canonical_columns(table: pd.DataFrame, notes: list[str] | None = None) -> pd.DataFrame:
     """``table`` with known column names spelled otherwise (``Throughput``, ``num devices``,
     ``" model"``) renamed, where the exact name is absent; each renaming in ``notes``."""
     spellings: dict[str, list] = {}
     for c in table.columns:
-        spellings.setdefault(re.sub(r"[\s\-]+", "_", str(c).strip()).lower(), []).append(c)
+        spellings.setdefault(_column_key(c), []).append(c)
     twice = {name: given for name, given in spellings.items() if name in KNOWN_COLUMNS
              and len(given) > 1}
     if twice:  # which one holds the values meant is not for the reader to guess
@@ -79,7 +84,7 @@ def _refuse_devices_per_node(table: pd.DataFrame, spelled: dict) -> None:
     read as one node's devices. ``num_devices`` itself is the whole job's count."""
     device = spelled.get("num_devices")
     nodes = next((spelled[n] for n in _NODES if n in spelled), None)
-    if device is None or nodes is None or re.sub(r"[\s\-]+", "_", str(device).strip()).lower() == "num_devices":
+    if device is None or nodes is None or _column_key(device) == "num_devices":
         return
     many = (read_numbers(table[nodes])[0] > 1).to_numpy()
     if many.any():
