@@ -12,7 +12,15 @@ try:
 except ImportError:  # pandas < 3: the plain constructor
     _from_blocks = None
 
-__all__ = ["cached_index", "column_values", "frame_of_arrays", "require_unique_columns", "taken"]
+__all__ = ["cached_index", "column_values", "frame_of_arrays", "require_unique_columns",
+           "some_values", "taken"]
+
+
+def some_values(values, limit: int = 5) -> str:
+    """Up to ``limit`` of ``values`` as a list, saying how many more there are."""
+    values = list(values)
+    more = f" and {len(values) - limit} more" if len(values) > limit else ""
+    return f"{values[:limit]}{more}"
 
 
 def require_unique_columns(frame, name: str) -> None:

@@ -9,7 +9,7 @@ import pandas as pd
 from sklearn.utils.validation import check_array, validate_data
 
 from leapml._encoding import ColumnEncoder, refuse_infinity
-from leapml._frames import require_unique_columns
+from leapml._frames import require_unique_columns, some_values
 
 
 class EncodedInputMixin:
@@ -62,9 +62,9 @@ class EncodedInputMixin:
             return
         fitted = getattr(self, "_column_labels", None)
         if fitted is not None and labels != fitted:
-            raise ValueError(f"X's columns are {_shown(labels)}, but {type(self).__name__} was "
-                             f"fitted on columns {_shown(fitted)}: give the same columns, in "
-                             "that order")
+            raise ValueError(f"X's columns are {some_values(labels, 8)}, but {type(self).__name__} "
+                             f"was fitted on columns {some_values(fitted, 8)}: give the same "
+                             "columns, in that order")
 
     def _check_names(self, X, *, reset):
         """A DataFrame's column names and count, checked as scikit-learn checks them."""
@@ -94,9 +94,3 @@ class EncodedInputMixin:
             raise ValueError("X's columns are Series whose indexes differ: give a DataFrame "
                              "(pandas aligns it by label) or Series of one index")
         return columns
-
-
-def _shown(labels, limit=8) -> str:
-    """Column labels for a message: the first few, and how many more."""
-    more = len(labels) - limit
-    return str(labels[:limit])[:-1] + (f", ... ({more} more)]" if more > 0 else "]")

@@ -7,6 +7,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
+from leapml._frames import some_values
 from leapml.features.as_of import (
     _KEY_COLUMNS,
     _LEVELS,
@@ -35,7 +36,6 @@ from leapml.features.rows import (
     _read_history,
     _Rows,
     attempt_ids,
-    some_values,
 )
 from leapml.features.sizes import ModelSizes
 from leapml.schema import (

@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from leapml._frames import some_values
 from leapml.features.inputs import _OTHER_PRECISION, _config_codes, _time_ns, _whole
 from leapml.features.names import (
     _JOB_COLUMNS,
@@ -268,13 +269,6 @@ def attempt_ids(log: pd.DataFrame) -> pd.Index | None:
         return None
     ids = log["attempt_id"]
     return pd.Index(ids[ids.notna()].array)
-
-
-def some_values(values, limit: int = 5) -> str:
-    """Up to ``limit`` of ``values`` as a list, saying how many more there are."""
-    values = list(values)
-    more = f" and {len(values) - limit} more" if len(values) > limit else ""
-    return f"{values[:limit]}{more}"
 
 
 def outcome_known_time(log: pd.DataFrame, *, outcome_known: str | None = None) -> pd.Series:
