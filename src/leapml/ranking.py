@@ -263,7 +263,7 @@ def rank_arrays(job_codes, hardware_codes, hardware_names, throughput, hourly, *
     mean = None if throughput_mean is None else given["throughput_mean"].astype(np.float64)
     score = _score(objective, throughput, hourly, low, probability, "throughput_low", mean)
     pair = job_codes * max(len(hardware_names), 1) + hardware_codes
-    if n and np.unique(pair).size != n:
+    if n and (np.diff(np.sort(pair)) == 0).any():  # by sorting: np.unique hashes, 10x slower
         duplicated = np.flatnonzero(pd.Series(pair).duplicated(keep=False).to_numpy())
         raise ValueError(
             f"{len(duplicated)} candidates sharing a (job, hardware type) pair, at rows "
