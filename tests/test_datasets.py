@@ -192,6 +192,38 @@ def test_hardware_names_spelled_otherwise_are_matched_or_pointed_to_the_catalog(
     assert smi.attempts["hardware_type"].astype(str).tolist() == ["V100-16GB-SXM2", "A100-40GB-PCIe"]
 
 
+_BY_MEMORY_AND_FORM = ["A100-40GB-PCIe", "A100-80GB-SXM4", "B200-180GB-SXM", "MI250-GCD"]
+
+
+@pytest.mark.parametrize("given, expected", [
+    # memory and form factor spelled otherwise, or left out where one type has them
+    ("NVIDIA A100-SXM-80GB", "A100-80GB-SXM4"),  # MLPerf's spelling: "SXM" is any SXM
+    ("A100 SXM4 80 GB", "A100-80GB-SXM4"),
+    ("A100 40G PCIe", "A100-40GB-PCIe"),
+    ("NVIDIA B200", "B200-180GB-SXM"),
+    ("B200 HBM3e", "B200-180GB-SXM"),  # the memory's kind is no other device,
+    ("A100-SXM4-80GB (400W)", "A100-80GB-SXM4"),  # nor a power limit
+    # a name that fits two types, or gives memory or a form the catalog's type lacks, or
+    # other device words ("MI250" is two GCDs, not one): dropped, never guessed
+    ("A100", None),
+    ("A100 SXM 40GB", None),
+    ("B200 192GB", None),
+    ("MI250", None),
+])
+def test_a_hardware_name_without_the_catalog_s_memory_or_form_is_read_where_only_one_fits(
+        given, expected):
+    specs = _specs().assign(hardware=_BY_MEMORY_AND_FORM)
+    table = _table().iloc[:2].assign(hardware=[given, "A100-40GB-PCIe"])
+    if expected is None:
+        with pytest.warns(UserWarning, match="hardware the catalog lacks"):
+            log = from_measurements(table, specs)
+        assert log.attempts["hardware_type"].astype(str).tolist() == ["A100-40GB-PCIe"]
+    else:
+        log = from_measurements(table, specs)
+        assert sorted(log.attempts["hardware_type"].astype(str)) == sorted([expected, "A100-40GB-PCIe"])
+        assert any(f"{given!r}: {expected!r}" in note for note in log.notes)
+
+
 def test_read_measurements_stacks_the_tables_of_a_folder(tmp_path):
     _table().iloc[:3].to_csv(tmp_path / "a.csv", index=False)
     _table().iloc[3:].assign(extra=1).to_csv(tmp_path / "b.csv", index=False)

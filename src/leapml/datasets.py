@@ -69,7 +69,7 @@ from leapml.schema import (
     validate_attempts,
     validate_hardware,
 )
-from leapml.schema.rules import closest_names, describe_rows, name_key, name_words
+from leapml.schema.rules import catalog_spelling, closest_names, describe_rows
 from leapml.schema.times import time_problem
 
 __all__ = ["PUBLIC_JOB_COLUMNS", "MeasurementLog", "from_measurements", "read_measurements"]
@@ -460,32 +460,23 @@ def _kept_rows(table: pd.DataFrame, catalog: pd.DataFrame, notes: list[str], no_
 
 
 def _catalog_spelling(names: pd.Series, catalog_names: pd.Series, notes: list[str]) -> pd.Series:
-    """Each hardware name as the catalog spells it, where only case, spaces, ``-`` or ``_`` differ.
+    """Each hardware name as the catalog spells it (:func:`~leapml.schema.rules.catalog_spelling`).
 
     A name the catalog has is kept; another is replaced by the one catalog
-    name with the same :func:`_name_key`, if there is exactly one (two
-    catalog names that differ only so are both left unmatched). Every
-    replacement is counted in the notes.
+    name it can only mean, if there is one. Every replacement is counted in
+    the notes.
     """
     text = names.astype(object).map(str, na_action="ignore")  # a null is no name: left null
     exact = set(catalog_names)
-    by_key: dict[str, list[str]] = {}
-    for name in exact:
-        by_key.setdefault(name_key(name), []).append(name)
-    by_words: dict[frozenset, list[str]] = {}
-    for name in exact:
-        by_words.setdefault(name_words(name), []).append(name)
-    # the one catalog name of the same key, else of the same words ("Tesla V100-SXM2-16GB")
-    replaced = {name: (by_key.get(name_key(name)) or by_words[name_words(name)])[0]
-                for name in set(text.dropna()) - exact
-                if len(by_key.get(name_key(name), ())) == 1
-                or (name_key(name) not in by_key and len(by_words.get(name_words(name), ())) == 1)}
+    replaced = {name: found for name in set(text.dropna()) - exact
+                if (found := catalog_spelling(name, catalog_names)) is not None}
     if not replaced:
         return text
     shown = dict(sorted(replaced.items())[:10])
     more = f" and {len(replaced) - len(shown)} more" if len(replaced) > len(shown) else ""
     notes.append("hardware names read as the catalog spells them (case, spaces, '-', '_', the "
-                 f"order of the words and the maker's name ignored): {shown}{more}")
+                 f"order of the words, the maker's name, and memory or form factor left out "
+                 f"where one type has them): {shown}{more}")
     return text.map(lambda name: replaced.get(name, name))
 
 

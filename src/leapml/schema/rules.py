@@ -350,6 +350,70 @@ def name_words(name: str) -> frozenset:
     return frozenset(re.split(r"[\s_\-]+", name.strip().casefold())) - _MAKER_WORDS - {""}
 
 
+#: A word of a hardware name that gives its memory or its form factor, not the device
+#: ("80GB", "40G", "SXM4", "PCIe").
+_DETAIL = re.compile(r"^(?:(\d+(?:\.\d+)?)gb?|sxm\d?|pcie)$")
+#: A word that gives the memory's kind ("HBM3", "GDDR6X") or a power limit ("(400W)"),
+#: which catalog names leave out.
+_NOT_DEVICE = re.compile(r"^(?:(?:hbm|gddr)\d*[a-z]?|\(?\d+w\)?)$")
+
+
+def name_parts(name: str) -> tuple[frozenset, frozenset]:
+    """The words of a hardware name that name the device, and those that give its memory
+    (as ``<n>gb``) or its form factor.
+
+    Examples
+    --------
+    >>> device, details = name_parts("NVIDIA A100-SXM-80 GB")
+    >>> sorted(device), sorted(details)
+    (['a100'], ['80gb', 'sxm'])
+    """
+    joined = re.sub(r"(?<=\d)[\s_\-]+(?=gb?\b)", "", name.casefold())  # "80 GB": one word
+    words = {word for word in name_words(joined) if not _NOT_DEVICE.match(word)}
+    details = {}
+    for word in words:
+        if found := _DETAIL.match(word):
+            details[word] = f"{found.group(1)}gb" if found.group(1) else word
+    return frozenset(words - set(details)), frozenset(details.values())
+
+
+def catalog_spelling(name: str, catalog_names: Iterable[str]) -> str | None:
+    """The one catalog name that ``name`` spells otherwise, or None.
+
+    In turn: the catalog name of the same :func:`name_key` (case, spaces,
+    ``-``, ``_``, a leading maker's name), of the same :func:`name_words`
+    (their order, the maker's words), or of the same device words whose
+    memory and form factor hold every one ``name`` gives (``"SXM"`` is any
+    SXM): a name that leaves them out means the one such device of the
+    catalog. Each step answers only if exactly one catalog name fits: ``"A100
+    80GB"`` fits both A100s of 80 GB and is left unmatched, and so is a name
+    whose device words differ (``"MI250"`` is not ``"MI250-GCD"``, one half
+    of it).
+
+    Examples
+    --------
+    >>> names = ["A100-80GB-PCIe", "A100-80GB-SXM4", "B200-180GB-SXM", "MI250-GCD"]
+    >>> [catalog_spelling(n, names) for n in ["a100 80gb pcie", "NVIDIA A100-SXM-80GB", "B200",
+    ...                                       "A100 80GB", "MI250"]]
+    ['A100-80GB-PCIe', 'A100-80GB-SXM4', 'B200-180GB-SXM', None, None]
+    """
+    catalog = list(dict.fromkeys(catalog_names))
+    device, details = name_parts(name)
+
+    def fits(other):
+        other_device, other_details = name_parts(other)
+        return other_device == device and all(
+            word in other_details or (word == "sxm" and any(d.startswith("sxm") for d in other_details))
+            for word in details)
+
+    for same in (lambda other: name_key(other) == name_key(name),
+                 lambda other: name_words(other) == name_words(name), fits):
+        found = [other for other in catalog if same(other)]
+        if found:
+            return found[0] if len(found) == 1 else None
+    return None
+
+
 def closest_names(unknown: Iterable[str], catalog_names: Iterable[str]) -> dict[str, list[str]]:
     """Up to three catalog names close to each of (the first ten) ``unknown`` names.
 
