@@ -314,3 +314,11 @@ def test_a_low_end_above_the_prediction_is_the_prediction_and_warned_of():
         ranked = rank_candidates(frame, cost={"a": 1.0, "b": 1.0}, objective="lower_quantile_per_cost")
     assert ranked["hardware_type"].tolist() == ["a", "b"]
     assert ranked["score"].tolist() == [90.0, 80.0]
+    # a low end under another name is named by its own name, in warnings and errors alike
+    renamed = frame.rename(columns={"throughput_low": "p10"})
+    with pytest.warns(UserWarning, match="1 candidate.s. have 'p10' above"):
+        rank_candidates(renamed, cost={"a": 1.0, "b": 1.0}, objective="lower_quantile_per_cost",
+                        low_col="p10")
+    with pytest.raises(ValueError, match="'p10' must be >= 0"):
+        rank_candidates(renamed.assign(p10=[-1.0, 5.0]), cost={"a": 1.0, "b": 1.0},
+                        objective="lower_quantile_per_cost", low_col="p10")

@@ -174,7 +174,7 @@ def _most_likely(job_codes, rankable, eligible, probability):
 def rank_arrays(job_codes, hardware_codes, hardware_names, throughput, hourly, *,
                 fit_probability=None, min_fit_probability=0.5, feasible=None, top_k=None,
                 objective=DEFAULT_OBJECTIVE, throughput_low=None, if_none_fit="skip",
-                throughput_mean=None):
+                throughput_mean=None, _low_name="throughput_low"):
     """The ranking of :func:`rank_candidates`, on arrays: one entry per candidate.
 
     For callers that hold their candidates as arrays already (such as
@@ -261,7 +261,7 @@ def rank_arrays(job_codes, hardware_codes, hardware_names, throughput, hourly, *
     low = None if throughput_low is None else given["throughput_low"].astype(np.float64)
     probability = None if fit_probability is None else given["fit_probability"].astype(np.float64)
     mean = None if throughput_mean is None else given["throughput_mean"].astype(np.float64)
-    score = _score(objective, throughput, hourly, low, probability, "throughput_low", mean)
+    score = _score(objective, throughput, hourly, low, probability, _low_name, mean)
     pair = job_codes * max(len(hardware_names), 1) + hardware_codes
     if n and (np.diff(np.sort(pair)) == 0).any():  # by sorting: np.unique hashes, 10x slower
         duplicated = np.flatnonzero(pd.Series(pair).duplicated(keep=False).to_numpy())
@@ -585,7 +585,8 @@ def rank_candidates(predictions, *, cost, job_col="job_id", hardware_col="hardwa
     order, added = rank_arrays(job_codes, hardware_codes, hardware_names, throughput, hourly,
                                fit_probability=probability, min_fit_probability=min_fit_probability,
                                feasible=feasible, top_k=top_k, objective=objective,
-                               throughput_low=low, if_none_fit=if_none_fit, throughput_mean=mean)
+                               throughput_low=low, if_none_fit=if_none_fit, throughput_mean=mean,
+                               _low_name=low_col)  # errors name the caller's column
     if not predictions.columns.is_unique:
         ranked = predictions.iloc[order].reset_index(drop=True)
         for name, values in added.items():
