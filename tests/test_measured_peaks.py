@@ -206,3 +206,23 @@ def test_a_job_that_measured_its_need_is_not_kept_out_by_another_jobs_oom():
     assert (on_80gb(learned, light) >= 0.5).all()  # each measured 2 GB of its own
     heavy_job = log.loc[on_heavy, ["job_id", *LAUNCH_COLUMNS]].head(1)
     assert (on_80gb(learned, heavy_job) < 0.5).all()
+
+
+def test_job_ids_given_as_text_read_the_log_s_own_peaks(tiny_fleet):
+    """A submissions CSV gives job ids as text where the log's are numbers: the job's own
+    measured peaks were left behind (compared by dtype), and a type it had measured to
+    fit looked a near-certain failure."""
+    from leapml import LeapRegressor
+    from leapml.placement import fit_window, predict_candidates
+
+    log, catalog = tiny_fleet.attempts, tiny_fleet.hardware
+    assert pd.api.types.is_integer_dtype(log["job_id"])
+    model = fit_window(log, catalog, window_days=5, model=LeapRegressor(n_estimators=5, random_state=0))
+    feasibility = fit_feasibility(log, catalog, window_days=5)
+    jobs = tiny_fleet.jobs[["job_id", *LAUNCH_COLUMNS, "param_count", "flops_per_sample",
+                            "embedding_gb"]].head(8)
+    by_number = predict_candidates(model, jobs, catalog, history=log, feasibility=feasibility)
+    by_text = predict_candidates(model, jobs.astype({"job_id": str}), catalog, history=log,
+                                 feasibility=feasibility)
+    np.testing.assert_array_equal(by_text["fit_probability"], by_number["fit_probability"])
+    np.testing.assert_array_equal(by_text["predicted_throughput"], by_number["predicted_throughput"])

@@ -292,7 +292,9 @@ def _with_peaks(frame, feasibility, jobs, names, at, history, hardware):
     if isinstance(history, HistoryIndex):
         peaks = history.peaks
     else:  # only the jobs' own runs can have measured their peaks
-        peaks = PeakLog.of(history[history["job_id"].isin(jobs["job_id"])], hardware)
+        # ids as text, as PeakLog keys them: a job given with "3" is the log's job 3
+        ids = set(jobs["job_id"].astype(str))
+        peaks = PeakLog.of(history[history["job_id"].astype(str).isin(ids).to_numpy()], hardware)
     return with_measured_peaks(frame, feasibility, candidate_rows(jobs, names, at=at), peaks,
                                hardware)
 
