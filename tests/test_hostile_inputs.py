@@ -775,7 +775,7 @@ def test_object_column_of_numbers_is_numeric_with_a_warning(data):
                                   expected.predict(unseen.astype({"batch_size": float})))
 
 
-def test_columns_of_number_labels_must_come_back_in_their_order(data):
+def test_columns_of_number_labels_must_come_back_in_their_order(data, tmp_path):
     """scikit-learn checks text names only; number labels reordered were predicted on in silence."""
     X, y = data
     numbered = X.select_dtypes("number").set_axis(range(X.select_dtypes("number").shape[1]), axis=1)
@@ -789,6 +789,16 @@ def test_columns_of_number_labels_must_come_back_in_their_order(data):
     # the same columns in order, or the bare array, predict as before
     np.testing.assert_array_equal(model.predict(numbered.to_numpy()), expected)
     np.testing.assert_array_equal(model.predict(reordered[numbered.columns]), expected)
+    # a model file keeps the labels, and the model read back refuses alike (it read the
+    # columns by position before); 1.0 is not the label 1
+    back = load(save(model, tmp_path / "numbered.leap"))
+    with pytest.raises(ValueError, match=r"fitted on columns \[0, 1, 2,"):
+        back.predict(reordered)
+    with pytest.raises(ValueError, match="give the same columns, in that order"):
+        back.predict(numbered.set_axis(numbered.columns.astype(float), axis=1))
+    np.testing.assert_array_equal(back.predict(numbered), expected)
+    named = LeapRegressor(n_bins=4, n_estimators=10, random_state=0).fit(X.select_dtypes("number"), y)
+    assert load(save(named, tmp_path / "named.leap"))._column_labels is None  # text: sklearn's check
 
 
 def test_mixed_object_column_is_text_whatever_the_row_order(data):

@@ -16,11 +16,13 @@ __all__ = ["cached_index", "column_values", "frame_of_arrays", "require_unique_c
            "some_values", "taken"]
 
 
-def some_values(values, limit: int = 5) -> str:
-    """Up to ``limit`` of ``values`` as a list, saying how many more there are."""
+def some_values(values, limit: int = 5, *, bare: bool = False) -> str:
+    """Up to ``limit`` of ``values`` as a list, saying how many more there are (``bare``:
+    each as its text, unquoted: ``[0, 1]`` for the texts ``"0"``, ``"1"``)."""
     values = list(values)
     more = f" and {len(values) - limit} more" if len(values) > limit else ""
-    return f"{values[:limit]}{more}"
+    shown = f"[{', '.join(map(str, values[:limit]))}]" if bare else f"{values[:limit]}"
+    return f"{shown}{more}"
 
 
 def require_unique_columns(frame, name: str) -> None:

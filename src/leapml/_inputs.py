@@ -58,13 +58,15 @@ class EncodedInputMixin:
         predicted on in silence."""
         labels = X.columns.tolist()
         if reset:
-            self._column_labels = None if all(isinstance(v, str) for v in labels) else labels
+            self._column_labels = (None if all(isinstance(v, str) for v in labels)
+                                   else label_keys(labels))
             return
         fitted = getattr(self, "_column_labels", None)
-        if fitted is not None and labels != fitted:
-            raise ValueError(f"X's columns are {some_values(labels, 8)}, but {type(self).__name__} "
-                             f"was fitted on columns {some_values(fitted, 8)}: give the same "
-                             "columns, in that order")
+        if fitted is not None and label_keys(labels) != fitted:
+            given, known = (some_values([text for _, text in keys], 8, bare=True)
+                            for keys in (label_keys(labels), fitted))
+            raise ValueError(f"X's columns are {given}, but {type(self).__name__} was fitted on "
+                             f"columns {known}: give the same columns, in that order")
 
     def _check_names(self, X, *, reset):
         """A DataFrame's column names and count, checked as scikit-learn checks them."""
@@ -94,3 +96,16 @@ class EncodedInputMixin:
             raise ValueError("X's columns are Series whose indexes differ: give a DataFrame "
                              "(pandas aligns it by label) or Series of one index")
         return columns
+
+
+def label_keys(labels) -> list:
+    """Column labels as ``[type name, text]`` pairs, compared in place of the labels: a
+    model file keeps them (JSON has no tuple or timestamp), and ``1``, ``1.0`` and ``"1"``
+    stay three labels.
+
+    Examples
+    --------
+    >>> label_keys([0, 1.5, ("a", 2)])
+    [['int', '0'], ['float', '1.5'], ['tuple', "('a', 2)"]]
+    """
+    return [[type(v).__name__, str(v)] for v in labels]

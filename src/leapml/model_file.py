@@ -87,11 +87,7 @@ def _estimator_spec(estimator, what):
     if estimator is None:
         return None
     if not isinstance(estimator, lgb.LGBMModel) or type(estimator).__name__ not in _LIGHTGBM_CLASSES:
-        raise ValueError(
-            f"cannot save {what}={type(estimator).__name__} in the safe model format, which "
-            "stores LightGBM models only. Use pickle or joblib instead, and only load such "
-            "files from a trusted source."
-        )
+        raise _not_lightgbm(f"{what}={type(estimator).__name__}")
     params = {k: _json_value(v, f"{what}.{k}") for k, v in estimator.get_params().items()}
     return {"class": type(estimator).__name__, "params": params}
 
@@ -114,11 +110,13 @@ def _submodel_entry(model, member, members, what):
     if isinstance(model, lgb.Booster):
         members[member] = model.model_to_string().encode("utf-8")
         return {"kind": "lightgbm", "member": member}
-    raise ValueError(
-        f"cannot save {what} of type {type(model).__name__} in the safe model format, which "
-        "stores LightGBM models only. Use pickle or joblib instead, and only load such files "
-        "from a trusted source."
-    )
+    raise _not_lightgbm(f"{what} of type {type(model).__name__}")
+
+
+def _not_lightgbm(what):
+    return ValueError(f"cannot save {what} in the safe model format, which stores LightGBM "
+                      "models only. Use pickle or joblib instead, and only load such files "
+                      "from a trusted source.")
 
 
 def _submodel_from_entry(entry, members, n_features, n_classes):
@@ -235,13 +233,11 @@ def save(model, path: str | os.PathLike, *, feasibility=None) -> Path:
             "moved_": [float(v) for v in model.moved_],
             "train_loss_": [float(v) for v in model.train_loss_],
             "n_features_in_": int(model.n_features_in_),
-            "feature_names_in_": (
-                [str(v) for v in model.feature_names_in_]
-                if hasattr(model, "feature_names_in_") else None
-            ),
-            "categories_": _json_value(
-                [None if c is None else list(c) for c in model.categories_], "categories_"
-            ),
+            "feature_names_in_": ([str(v) for v in model.feature_names_in_]
+                                  if hasattr(model, "feature_names_in_") else None),
+            "column_labels_": getattr(model, "_column_labels", None),  # labels not text
+            "categories_": _json_value([None if c is None else list(c) for c in model.categories_],
+                                       "categories_"),
         },
         "regressors_": [
             _submodel_entry(m, f"regressors/{k:03d}.txt", members, f"regressors_[{k}]")
@@ -351,9 +347,8 @@ def _read_members(path):
         except _ARCHIVE_ERRORS as err:
             raise ModelFileError(f"{path}: unreadable manifest ({err})") from err
         if manifest.get("format") != MODEL_FORMAT:
-            raise ModelFileError(
-                f"{path} is not a leapml model file (format {manifest.get('format')!r})"
-            )
+            raise ModelFileError(f"{path} is not a leapml model file (format "
+                                 f"{manifest.get('format')!r})")
         version = manifest.get("format_version")
         if version != MODEL_FORMAT_VERSION:
             raise ModelFileError(
@@ -419,6 +414,11 @@ def _model_from_members(members):
                 and all(isinstance(v, str) for v in names),
                 "feature_names_in_ is not a list of n_features_in_ names")
         model.feature_names_in_ = np.asarray(names, dtype=object)
+    labels = fitted.get("column_labels_")  # absent from files of earlier versions
+    _expect(labels is None or isinstance(labels, list) and len(labels) == n_features and all(
+        isinstance(p, list) and [type(t) for t in p] == [str, str] for p in labels),
+        "column_labels_ is not a list of n_features_in_ [type, text] pairs")
+    model._column_labels = labels
     categories = fitted["categories_"]
     _expect(isinstance(categories, list) and len(categories) == n_features
             and all(c is None or isinstance(c, list) for c in categories),
