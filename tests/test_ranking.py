@@ -322,3 +322,17 @@ def test_a_low_end_above_the_prediction_is_the_prediction_and_warned_of():
     with pytest.raises(ValueError, match="'p10' must be >= 0"):
         rank_candidates(renamed.assign(p10=[-1.0, 5.0]), cost={"a": 1.0, "b": 1.0},
                         objective="lower_quantile_per_cost", low_col="p10")
+
+
+@pytest.mark.parametrize("missing", [np.nan, None, pd.NA])
+def test_a_candidate_of_no_job_is_refused_as_one_of_no_hardware_type(missing):
+    """Rows without a job id were ranked as one job: with top_k=1, one candidate of several
+    jobs was kept."""
+    cost = {"a": 1.0, "b": 1.0, "c": 1.0}
+    frame = pd.DataFrame({"job_id": pd.Series([missing, missing, "j"], dtype=object),
+                          "hardware_type": ["a", "b", "c"], "predicted_throughput": [1.0, 2.0, 3.0]})
+    with pytest.raises(ValueError, match=r"2 row\(s\) have no job in 'job_id'"):
+        rank_candidates(frame, cost=cost, top_k=1)
+    with pytest.raises(ValueError, match=r"1 row\(s\) have no hardware type in 'hardware_type'"):
+        rank_candidates(frame.assign(job_id="j", hardware_type=["a", missing, "c"]), cost=cost)
+    assert len(rank_candidates(frame.assign(job_id=["i", "j", "k"]), cost=cost, top_k=1)) == 3

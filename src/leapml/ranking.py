@@ -520,10 +520,10 @@ def rank_candidates(predictions, *, cost, job_col="job_id", hardware_col="hardwa
 
     throughput = _float_column(predictions, prediction_col)
     hardware_codes, hardware_names = _factorize(hardware)
-    if (hardware_codes < 0).any():
-        raise ValueError(
-            f"{int((hardware_codes < 0).sum())} row(s) have no hardware type in {hardware_col!r}"
-        )
+    job_codes, _ = pd.factorize(_column(predictions, job_col), sort=False)
+    for codes, what, name in ((hardware_codes, "hardware type", hardware_col), (job_codes, "job", job_col)):
+        if (codes < 0).any():  # a candidate of no job would be ranked with every other such
+            raise ValueError(f"{int((codes < 0).sum())} row(s) have no {what} in {name!r}")
     if cost_is_column:
         unit_cost = _float_column(predictions, cost)
         bad = ~_positive_finite(unit_cost)
@@ -581,7 +581,6 @@ def rank_candidates(predictions, *, cost, job_col="job_id", hardware_col="hardwa
         _fail_if_missing(predictions, [mean_col])  # a name given, not found: a typo
     mean = (_float_column(predictions, mean_col)
             if objective in READS_MEAN and mean_col in predictions.columns else None)
-    job_codes, _ = pd.factorize(_column(predictions, job_col), sort=False, use_na_sentinel=False)
     order, added = rank_arrays(job_codes, hardware_codes, hardware_names, throughput, hourly,
                                fit_probability=probability, min_fit_probability=min_fit_probability,
                                feasible=feasible, top_k=top_k, objective=objective,
