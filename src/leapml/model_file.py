@@ -236,6 +236,7 @@ def save(model, path: str | os.PathLike, *, feasibility=None) -> Path:
             "feature_names_in_": ([str(v) for v in model.feature_names_in_]
                                   if hasattr(model, "feature_names_in_") else None),
             "column_labels_": getattr(model, "_column_labels", None),  # labels not text
+            "complete_columns_": getattr(model, "_complete_columns", None),
             "categories_": _json_value([None if c is None else list(c) for c in model.categories_],
                                        "categories_"),
         },
@@ -408,21 +409,15 @@ def _model_from_members(members):
     model.train_loss_ = np.asarray(fitted["train_loss_"], dtype=np.float64)
     model.n_features_in_ = n_features = _count(fitted["n_features_in_"], "n_features_in_")
     _expect(model.bin_edges_.shape == (model.n_bins_ + 1,), "bin_edges_ does not fit n_bins_")
-    names = fitted["feature_names_in_"]
+    names = _per_feature(fitted, "feature_names_in_", n_features, lambda v: isinstance(v, str))
     if names is not None:
-        _expect(isinstance(names, list) and len(names) == n_features
-                and all(isinstance(v, str) for v in names),
-                "feature_names_in_ is not a list of n_features_in_ names")
         model.feature_names_in_ = np.asarray(names, dtype=object)
-    labels = fitted.get("column_labels_")  # absent from files of earlier versions
-    _expect(labels is None or isinstance(labels, list) and len(labels) == n_features and all(
-        isinstance(p, list) and [type(t) for t in p] == [str, str] for p in labels),
-        "column_labels_ is not a list of n_features_in_ [type, text] pairs")
-    model._column_labels = labels
-    categories = fitted["categories_"]
-    _expect(isinstance(categories, list) and len(categories) == n_features
-            and all(c is None or isinstance(c, list) for c in categories),
-            "categories_ is not a list of n_features_in_ entries")
+    model._column_labels = _per_feature(fitted, "column_labels_", n_features,
+                                        lambda p: isinstance(p, list) and [type(t) for t in p] == [str, str])
+    model._complete_columns = _per_feature(fitted, "complete_columns_", n_features,
+                                           lambda v: isinstance(v, bool))
+    categories = _per_feature(fitted, "categories_", n_features, lambda c: c is None or isinstance(c, list))
+    _expect(categories is not None, "categories_ is missing")
     model.categories_ = categories
     model.encoder_ = ColumnEncoder(categories, names)
     entries = metadata["regressors_"]
@@ -462,6 +457,15 @@ def _model_from_members(members):
 def _expect(condition, problem):
     if not condition:
         raise ModelFileError(f"malformed model data: {problem}")
+
+
+def _per_feature(fitted, key, n_features, valid):
+    """A list of one entry per feature (None where the file has none, as files of earlier
+    versions lack the later ones), each checked by ``valid``."""
+    value = fitted.get(key)
+    _expect(value is None or isinstance(value, list) and len(value) == n_features
+            and all(map(valid, value)), f"{key} is not a list of n_features_in_ entries")
+    return value
 
 
 def _section(metadata, key):
@@ -554,7 +558,6 @@ def load_feasibility(path: str | os.PathLike):
 
 
 def _feasibility_from_members(members):
-
     metadata = json.loads(members[_METADATA].decode("utf-8"))
     _expect(isinstance(metadata, dict), "metadata is not a JSON object")
     entry = metadata.get("feasibility")
@@ -582,13 +585,10 @@ def _feasibility_from_members(members):
                                    for limits in entry.get(name, [])])
     # a file written before the memory need existed has none
     need = entry.get("memory_need_")
-    margin = entry.get("memory_need_margin_")
-    _expect(margin is None or isinstance(margin, (int, float)), "memory_need_margin_ is not a number")
-    classifier.memory_need_margin_ = math.nan if margin is None else float(margin)
-    measured = entry.get("memory_measured_margin_")  # none before the measured need existed
-    _expect(measured is None or isinstance(measured, (int, float)),
-            "memory_measured_margin_ is not a number")
-    classifier.memory_measured_margin_ = math.nan if measured is None else float(measured)
+    for name in ("memory_need_margin_", "memory_measured_margin_"):  # none in earlier files
+        value = entry.get(name)
+        _expect(value is None or isinstance(value, (int, float)), f"{name} is not a number")
+        setattr(classifier, name, math.nan if value is None else float(value))
     classifier.memory_need_ = None if need is None else _submodel_from_entry(
         need, members, len(params.get("memory_need_features") or [])
         + len(params.get("memory_need_products") or []), 1)
