@@ -370,3 +370,28 @@ def test_a_categorical_of_many_categories_encodes_as_its_values(values):
     np.testing.assert_array_equal(as_categories[:, 0], expected)
     np.testing.assert_array_equal(as_text, as_categories)
     np.testing.assert_array_equal(as_categories[:, 1], x)
+
+
+def test_bad_calls_to_place_are_named_before_any_work(fleet, models):
+    """history=None, a coverage out of (0, 1) on a model without intervals, and text times
+    once met raw errors (a NoneType subscript, nothing, pandas' DateParseError)."""
+    model, jobs = models["ordinal"], _jobs(fleet, 2)
+    with pytest.raises(TypeError, match="history must be the attempt log .* got NoneType"):
+        place(model, jobs, fleet.hardware, history=None, at=fleet.attempts["submit_time"].max())
+    for coverage in (1.5, 0, True, "0.8"):
+        with pytest.raises(ValueError, match="coverage must be a number in \\(0, 1\\)"):
+            predict_candidates(model, jobs, fleet.hardware, history=fleet.attempts,
+                               at=fleet.attempts["submit_time"].max(), coverage=coverage)
+    dated = jobs.assign(submit_time=["2026-01-05", "garbage"])
+    for types in (None, ["H100-80GB-SXM5"]):
+        with pytest.raises(ValueError, match="'submit_time' must hold times"):
+            place(model, dated, fleet.hardware, history=fleet.attempts, hardware_types=types)
+
+
+def test_python_dash_m_runs_the_command():
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "leapml", "--help"], capture_output=True, text=True,
+                          check=False)
+    assert done.returncode == 0 and done.stdout.startswith("usage: leapml")

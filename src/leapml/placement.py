@@ -8,13 +8,13 @@ and :func:`place` at every submission.
 from __future__ import annotations
 
 import warnings
-from numbers import Integral
+from numbers import Integral, Real
 from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
 
-from ._calendar import on_or_before, read_time, utc_ns
+from ._calendar import numpy_times, on_or_before, read_time, utc_ns
 from ._candidate_columns import (
     MEAN_COVERAGE,
     fit_probability,
@@ -187,6 +187,12 @@ def _predictions(model, jobs, hardware, history, at, hardware_types,
                  feasibility=None, coverage=0.8, priced=False) -> _Predictions:
     if isinstance(jobs, pd.DataFrame) and len(jobs) == 0:
         raise ValueError("jobs is empty: give at least one submission to score")
+    if not isinstance(history, (pd.DataFrame, HistoryIndex)):
+        raise TypeError("history must be the attempt log (a DataFrame) or a HistoryIndex of it, "
+                        f"got {type(history).__name__}")
+    # checked whether or not the model gives intervals: a bad value is a bad call either way
+    if not (isinstance(coverage, Real) and not isinstance(coverage, bool) and 0 < coverage < 1):
+        raise ValueError(f"coverage must be a number in (0, 1), got {coverage!r}")
     jobs = with_model_sizes(jobs, history)
     for frame, name in ((jobs, "jobs"), (hardware, "hardware"), (history, "history"),
                         (feasibility, "feasibility")):
@@ -194,6 +200,10 @@ def _predictions(model, jobs, hardware, history, at, hardware_types,
     if at is not None and pd.api.types.is_scalar(at):
         at = read_time(at)
     own_times = at is None and "submit_time" in jobs
+    if own_times and not pd.api.types.is_datetime64_any_dtype(numpy_times(jobs["submit_time"]).dtype):
+        # before the catalog is read at the latest of them ("garbage" sorts after any date)
+        raise ValueError(f"jobs' column 'submit_time' must hold times (datetime64), got dtype "
+                         f"{jobs['submit_time'].dtype}: read it as times first (pandas.to_datetime)")
     if at is None and not own_times:
         at = _just_after(history)
     not_yet = None
