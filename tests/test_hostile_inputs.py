@@ -821,6 +821,32 @@ def test_a_number_column_missing_at_predict_but_never_in_fit_is_warned_of(data, 
             fitted.predict(X.head(6).assign(precision="fp4"))
 
 
+@pytest.mark.parametrize("cell", [[1, 2], {"k": 1}, {1, 2}, np.arange(2)])
+def test_cells_holding_containers_are_refused_by_column(data, cell):
+    """A list in a cell met pandas' "unhashable type: 'list'" (after a warning that the
+    column mixed text with other values)."""
+    X, y = data
+    odd = X.assign(note=pd.Series([cell] * len(X), index=X.index, dtype=object))
+    message = f"column 'note' holds {type(cell).__name__} values .* neither numbers nor categories"
+    with pytest.raises(TypeError, match=message):
+        LeapRegressor(n_bins=3, n_estimators=5, random_state=0).fit(odd, y)
+    model = LeapRegressor(n_bins=3, n_estimators=5, random_state=0).fit(X, y)
+    for column in ("batch_size", "precision"):  # read as numbers, read as categories
+        cells = pd.Series([cell] * 5, index=X.index[:5], dtype=object)
+        with pytest.raises(TypeError, match=f"column '{column}' holds {type(cell).__name__} values"):
+            model.predict(X.head(5).assign(**{column: cells}))
+
+
+def test_fit_reads_a_mapping_of_columns_as_predict_does(data):
+    X, y = data
+    numbers = X.select_dtypes("number")
+    by_frame = LeapRegressor(n_bins=3, n_estimators=5, random_state=0).fit(numbers, y)
+    by_mapping = LeapRegressor(n_bins=3, n_estimators=5, random_state=0).fit(
+        {name: numbers[name].to_numpy() for name in numbers}, y)
+    assert list(by_mapping.feature_names_in_) == list(numbers.columns)
+    np.testing.assert_array_equal(by_mapping.predict(numbers), by_frame.predict(numbers))
+
+
 def test_mixed_object_column_is_text_whatever_the_row_order(data):
     X, y = data
     rng = np.random.default_rng(0)

@@ -132,6 +132,12 @@ def _refuse_unreadable(series: pd.Series, name) -> None:
             f"column {name!r} holds {dtype} values, which are neither numbers nor categories: "
             "give them as numbers (a time as days since a date, a duration in seconds) or as text"
         )
+    if pd.api.types.is_object_dtype(dtype) and pd.api.types.infer_dtype(series, skipna=True) == "mixed":
+        held = next((v for v in series if isinstance(v, (list, dict, set, np.ndarray))), None)
+        if held is not None:  # unhashable: no category, and pandas says only that
+            raise TypeError(f"column {name!r} holds {type(held).__name__} values (such as "
+                            f"{repr(held)[:40]}), which are neither numbers nor categories: give "
+                            "one number or one text per cell")
 
 
 def _refuse_odd_categories(categories, name) -> None:
@@ -309,6 +315,7 @@ class ColumnEncoder:
                 return table[codes]
             names = found.to_numpy(dtype=object).tolist()  # cheaper than tolist on Arrow text
         else:
+            _refuse_unreadable(pd.Series(values, copy=False), j if self.names is None else self.names[j])
             codes, found = pd.factorize(np.asarray(values, dtype=object))
             names = np.asarray(found, dtype=object).tolist()
         table = self._lookup(j, names, missing=True)

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
+from scipy.sparse import issparse
 from sklearn.utils.validation import check_array, validate_data
 
 from leapml._encoding import ColumnEncoder, refuse_infinity
@@ -25,6 +26,9 @@ class EncodedInputMixin:
         :class:`leapml.features.FeatureColumns`) must have the fitted columns,
         in order; arrays go through scikit-learn's validation.
         """
+        if reset and isinstance(X, Mapping) and not issparse(X):  # a dok_matrix is a dict
+            # fit reads named columns as predict does: as their frame
+            X = X.to_frame() if hasattr(X, "to_frame") else pd.DataFrame(dict(X))
         require_unique_columns(X, "X")
         if isinstance(X, pd.DataFrame):
             self._check_labels(X, reset=reset)
