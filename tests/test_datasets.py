@@ -408,8 +408,9 @@ def test_a_count_out_of_range_is_read_as_unknown_and_named(column, value):
     table.loc[1, column] = value
     if column == "per_device_batch_size":  # no global batch to fall back to (see below)
         table.loc[1, "batch_size"] = np.nan
-    log = from_measurements(table, _specs())
     name = "batch_size" if column == "per_device_batch_size" else column
+    with pytest.warns(UserWarning, match=f"1 measurement.s. give a {name} that is not a whole"):
+        log = from_measurements(table, _specs())
     row = log.attempts[(log.attempts["hardware_type"] == "A100") & (log.attempts["trainer_count"] == 1)]
     assert row[name].isna().all()
     assert f"{name}: 1 value(s) not a whole number above 0 (at most 2**53) read as unknown" in "\n".join(log.notes)

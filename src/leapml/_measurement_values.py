@@ -230,13 +230,18 @@ def is_count(values: np.ndarray) -> np.ndarray:
         return (values > 0) & (values % 1 == 0) & (values <= MAX_COUNT)
 
 
-def whole_or_null(values: np.ndarray, name: str, notes: list[str]) -> pd.array:
-    """Whole counts above 0 (at most 2**53); another value read as unknown (null), in the notes."""
+def whole_or_null(values: np.ndarray, name: str, notes: list[str], depth: int = 3) -> pd.array:
+    """Whole counts above 0 (at most 2**53); another value read as unknown (null), in the notes
+    and warned of (``depth``: the calls between the caller's code and this one)."""
     bad = ~is_count(values)
     given = bad & ~np.isnan(values)
     if given.any():
-        notes.append(f"{name}: {int(given.sum())} value(s) not a whole number above 0 (at most "
-                     f"2**53) read as unknown (null), such as {values[given][0]:g}")
+        count, example = int(given.sum()), f"{values[given][0]:g}"
+        notes.append(f"{name}: {count} value(s) not a whole number above 0 (at most 2**53) read "
+                     f"as unknown (null), such as {example}")
+        # the row is kept, but predicted as a run of unknown size: said, not only noted
+        warnings.warn(f"{count} measurement(s) give a {name} that is not a whole number above 0 "
+                      f"(such as {example}): read as unknown", UserWarning, stacklevel=depth + 1)
     return pd.array(np.where(bad, np.nan, values), dtype="Int64")
 
 

@@ -524,7 +524,7 @@ def _per_device_batch(table: pd.DataFrame, devices: np.ndarray, notes: list[str]
             notes.append(f"batch_size: per_device_batch_size differs from batch_size / num_devices "
                          f"in {int(differ.sum())} row(s); the per-device batch is used")
         per_device = np.where(use, derived, per_device)
-    per_device = _values.whole_or_null(per_device, "batch_size", notes)
+    per_device = _values.whole_or_null(per_device, "batch_size", notes, depth=4)
     if per_device.isna().any():
         notes.append(f"batch_size: unknown (null) for {int(per_device.isna().sum())} row(s)")
     return per_device
