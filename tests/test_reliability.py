@@ -174,6 +174,9 @@ def test_candidate_lists_empty_or_unknown(log, hardware, fitted, jobs):
     text = problems_of(lambda: place(fitted, jobs, hardware, history=log,
                                      hardware_types=["H100-80GB-SXM5", "TPU-v99"]))
     assert "['TPU-v99']" in text
+    # the argument is named, not the internal candidate rows ("the attempts to describe")
+    with pytest.raises(SchemaError, match="^hardware_types, the candidate types does not follow"):
+        place(fitted, jobs, hardware, history=log, hardware_types=["TPU-v99"])
     with pytest.raises(ValueError, match="repeats"):
         place(fitted, jobs, hardware, history=log, hardware_types=["T4-16GB", "T4-16GB"])
 

@@ -37,8 +37,8 @@ from .features import (
 from .features.sizes import lacking_sizes
 from .ranking import DEFAULT_OBJECTIVE, NEEDS_INTERVAL, rank_arrays
 from .regressor import HISTORY_COLUMNS, LeapRegressor
-from .schema import HARDWARE_COLUMNS
-from .schema.rules import describe_rows, text_values
+from .schema import HARDWARE_COLUMNS, RowsSchemaError
+from .schema.rules import absent_from_catalog, describe_rows, text_values
 from .training import (
     EVIDENCE_COLUMNS,
     FEASIBILITY_FEATURES,
@@ -234,6 +234,9 @@ def _predictions(model, jobs, hardware, history, at, hardware_types,
         if not pd.api.types.is_scalar(times):  # each job is offered what existed at its own time
             not_yet = _not_introduced(hardware, hardware_types, times)
     names = hardware_type_names(hardware_types)
+    if unknown := sorted(set(names) - set(hardware["hardware_type"].astype(str))):  # name the argument
+        raise RowsSchemaError("hardware_types, the candidate types", [absent_from_catalog(
+            unknown, catalog_names=hardware["hardware_type"].astype(str).tolist())])
     if isinstance(history, HistoryIndex):
         if hardware is not history.hardware:
             _same_specs(hardware, history.hardware)
