@@ -335,6 +335,10 @@ _LEVER_ROWS = {
         "shared expert at rate 0.2": "default",  # the default when it ran: 0.2 on every log
         "**default on this log**: rate 0.1": "base_lr_0.1",
     },
+    "levers_production_seed0_cold_start.json": {
+        "single LightGBM (L1), 400 trees: the reference": "single_lightgbm",
+        "copies of 50% of the rows (`cold_start=0.5`)": "cold_start=0.5",
+    },
     "levers_tiny_seeds012_base_rate.json": {
         "single LightGBM (L1), 400 trees: the reference on `tiny`": "single_lightgbm",
         "rate 0.2, on `tiny`": "default",
