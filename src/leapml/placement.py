@@ -234,9 +234,10 @@ def _predictions(model, jobs, hardware, history, at, hardware_types,
         if not pd.api.types.is_scalar(times):  # each job is offered what existed at its own time
             not_yet = _not_introduced(hardware, hardware_types, times)
     names = hardware_type_names(hardware_types)
-    if unknown := sorted(set(names) - set(hardware["hardware_type"].astype(str))):  # name the argument
-        raise RowsSchemaError("hardware_types, the candidate types", [absent_from_catalog(
-            unknown, catalog_names=hardware["hardware_type"].astype(str).tolist())])
+    catalog = [str(name) for name in hardware["hardware_type"].tolist()]  # astype: 0.2 ms more
+    if unknown := sorted(set(names) - set(catalog)):  # named as the argument
+        raise RowsSchemaError("hardware_types, the candidate types",
+                              [absent_from_catalog(unknown, catalog_names=catalog)])
     if isinstance(history, HistoryIndex):
         if hardware is not history.hardware:
             _same_specs(hardware, history.hardware)
