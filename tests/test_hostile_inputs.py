@@ -837,6 +837,27 @@ def test_cells_holding_containers_are_refused_by_column(data, cell):
             model.predict(X.head(5).assign(**{column: cells}))
 
 
+def test_a_large_frame_is_encoded_column_by_column_to_the_same_numbers(data, monkeypatch):
+    """From _FRAME_BY_COLUMN rows a frame is read column by column (one copy of each, not
+    two of the frame): the same matrix, whatever the dtypes."""
+    import leapml._encoding as encoding
+
+    X, y = data
+    model = LeapRegressor(n_bins=3, n_estimators=5, random_state=0).fit(X, y)
+    varied = X.assign(batch_size=pd.array(X["batch_size"].where(X.index % 5 > 0), dtype="Int64"),
+                      log10_model_cost=X["log10_model_cost"].where(X.index % 7 > 0),
+                      precision=X["precision"].astype(object).where(X.index % 3 > 0),
+                      seq_len=X["seq_len"].astype("int32"))
+    for frame in (X, varied):
+        with monkeypatch.context() as patched:
+            patched.setattr(encoding, "_FRAME_BY_COLUMN", 10**12)
+            whole = model._validate_X(frame, reset=False)
+            patched.setattr(encoding, "_FRAME_BY_COLUMN", 1)
+            by_column = model._validate_X(frame, reset=False)
+        np.testing.assert_array_equal(by_column, whole)
+        assert np.isnan(whole).any() == (frame is varied)
+
+
 def test_fit_reads_a_mapping_of_columns_as_predict_does(data):
     X, y = data
     numbers = X.select_dtypes("number")

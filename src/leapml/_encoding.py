@@ -266,10 +266,16 @@ class ColumnEncoder:
         return out
 
     def _encode_frame(self, X: pd.DataFrame) -> np.ndarray:
-        out = np.empty(X.shape, dtype=np.float64)
         dtypes = X.dtypes.tolist()
         plain = [j for j in self.numeric.tolist()
                  if isinstance(dtypes[j], np.dtype) and dtypes[j].kind in "biuf"]
+        if len(X) >= _FRAME_BY_COLUMN:
+            # column by column into a column-major matrix: one copy of each column, where the
+            # one conversion below copies the frame twice (0.6 s against 0.1 s on 478,752 rows)
+            kept = set(plain)
+            return self.encode_columns([X.iloc[:, j].to_numpy() if j in kept else X.iloc[:, j].array
+                                        for j in range(X.shape[1])])
+        out = np.empty(X.shape, dtype=np.float64)
         if plain:
             # the NumPy number columns in one conversion: per-column access costs more
             out[:, plain] = X.take(plain, axis=1).to_numpy(dtype=np.float64)
@@ -395,6 +401,11 @@ def canonical_order(X, y, sample_weight):
             row_hash = (row_hash ^ mixed) * multiplier
     keys = [y, row_hash] if sample_weight is None else [sample_weight, y, row_hash]
     return np.lexsort(keys)
+
+
+#: From how many rows a frame is encoded column by column (fewer: the number columns in
+#: one conversion, cheaper than 62 column reads on one submission's rows).
+_FRAME_BY_COLUMN = 10_000
 
 
 def refuse_infinity(encoded: np.ndarray, names=None) -> None:
