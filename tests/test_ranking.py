@@ -336,3 +336,13 @@ def test_a_candidate_of_no_job_is_refused_as_one_of_no_hardware_type(missing):
     with pytest.raises(ValueError, match=r"1 row\(s\) have no hardware type in 'hardware_type'"):
         rank_candidates(frame.assign(job_id="j", hardware_type=["a", missing, "c"]), cost=cost)
     assert len(rank_candidates(frame.assign(job_id=["i", "j", "k"]), cost=cost, top_k=1)) == 3
+
+
+@pytest.mark.parametrize("value", ["2", b"2", True, np.True_, None, [2.0]])
+def test_a_cost_that_is_not_a_number_is_refused_by_type(value):
+    """float() reads "2" and True, so text and booleans were taken as costs."""
+    frame = pd.DataFrame({"job_id": 1, "hardware_type": ["a", "b"], "predicted_throughput": [1.0, 2.0]})
+    with pytest.raises(ValueError, match="cost of hardware type 'a' must be a number, got"):
+        rank_candidates(frame, cost={"a": value, "b": 1.0})
+    ranked = rank_candidates(frame, cost={"a": np.float32(2.0), "b": 1})  # numbers of any type
+    assert ranked["hardware_type"].tolist() == ["b", "a"]

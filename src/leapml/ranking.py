@@ -58,11 +58,12 @@ def _cost_of(cost, hardware_type):
     """``cost[hardware_type]`` as a float: an error naming the type when it is no number."""
     value = cost[hardware_type]
     try:
+        if isinstance(value, (str, bytes, bool, np.bool_)):  # float() reads "2" and True
+            raise TypeError(type(value).__name__)
         return float(value)
     except (TypeError, ValueError) as err:
-        raise ValueError(
-            f"cost of hardware type {hardware_type!r} must be a number, got {value!r}"
-        ) from err
+        raise ValueError(f"cost of hardware type {hardware_type!r} must be a number, got "
+                         f"{value!r}") from err
 
 
 def _positive_finite(values):
@@ -555,9 +556,8 @@ def rank_candidates(predictions, *, cost, job_col="job_id", hardware_col="hardwa
         trainers = _float_column(predictions, trainer_col)
         bad = ~_positive_finite(trainers)
         if bad.any():
-            raise ValueError(
-                f"{trainer_col!r} must be > 0 and finite: {int(bad.sum())} row(s) are not"
-            )
+            raise ValueError(f"{trainer_col!r} must be > 0 and finite: {int(bad.sum())} row(s) "
+                             "are not")
         hourly = unit_cost * trainers
     else:
         hourly = unit_cost
