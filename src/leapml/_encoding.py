@@ -321,8 +321,12 @@ class ColumnEncoder:
                 return table[codes]
             names = found.to_numpy(dtype=object).tolist()  # cheaper than tolist on Arrow text
         else:
-            _refuse_unreadable(pd.Series(values, copy=False), j if self.names is None else self.names[j])
-            codes, found = pd.factorize(np.asarray(values, dtype=object))
+            try:
+                codes, found = pd.factorize(np.asarray(values, dtype=object))
+            except TypeError:  # unhashable cells: named by column (off the common path)
+                _refuse_unreadable(pd.Series(values, copy=False),
+                                   j if self.names is None else self.names[j])
+                raise
             names = np.asarray(found, dtype=object).tolist()
         table = self._lookup(j, names, missing=True)
         if self.text[j] and len(names) and np.isnan(table[:-1]).all() and _numbers(values):

@@ -61,9 +61,9 @@ class EncodedInputMixin:
             self._complete_columns = [not m and j not in encoder.codes for j, m in enumerate(missing)]
             return
         complete = getattr(self, "_complete_columns", None)  # None: saved by an earlier version
-        if complete is None or not (missing & np.asarray(complete, dtype=bool)).any():
+        columns = [] if complete is None else np.flatnonzero(missing & np.asarray(complete, bool))
+        if not len(columns):
             return
-        columns = np.flatnonzero(missing & np.asarray(complete, dtype=bool))
         names = getattr(self, "feature_names_in_", None)
         counts = {str(names[j]) if names is not None else j: int(np.isnan(encoded[:, j]).sum())
                   for j in columns}
