@@ -50,15 +50,14 @@ PUBLISHED = {"n_bins": 13, "router": "multiclass", "combine": "hard", "n_estimat
              "expert_overlap": 0.0, "min_bin_rows": 1, "anchor": None, "base": None,
              "history_prior": None, "cold_start": 0.0, "cold_start_hardware": 0.0}
 
-#: The features holding the job's own runs in this configuration on this hardware
-#: (their mean log throughput, their number), as :mod:`leapml.features` names them.
 #: Rows ``predict`` scores at a time. Each row's prediction is its own, so the chunks change
 #: no number; a chunk's working copies (its rows sorted by bin, 32 MB at 62 columns) are
 #: small enough for the allocator to reuse from one chunk to the next, where copies of a
-#: whole batch are fresh memory each call: 8% faster on a day's candidates of `production`
-#: (``benchmarks/bench_batch.py``), and a smaller peak.
+#: whole batch are fresh memory each call (``benchmarks/README.md``, "Scoring in chunks").
 PREDICT_ROWS = 65_536
 
+#: The features holding the job's own runs in this configuration on this hardware
+#: (their mean log throughput, their number), as :mod:`leapml.features` names them.
 HISTORY_COLUMNS = ("job_config_mean_log_throughput_same_hardware", "job_config_runs_same_hardware")
 
 #: Features along which more never means slower, all else equal: the hardware's peak
