@@ -52,7 +52,7 @@ def test_every_parameter_survives_a_round_trip(tmp_path, data):
                "tol": 0.02, "n_estimators": 7, "expert_overlap": 0.25, "min_bin_rows": 3,
                "combine": "hard", "router": "multiclass",
                "reassign_window": 3, "router_max_rows": 5_000, "history_prior": 2.0,
-               "n_jobs": 1, "random_state": 5}
+               "n_jobs": 1, "random_state": 5, "expert_weight": 0.3}
     model = LeapRegressor(**changed).fit(X, y)
     loaded = load(save(model, tmp_path / "m.leap")).get_params(deep=False)
     assert all(changed[k] != defaults[k] for k in changed)

@@ -71,6 +71,7 @@ class ExplainMixin:
             weights = self._proba(encoded, threads)
         else:
             weights[np.arange(n), self._chosen_bin(encoded, threads)] = 1.0
+        weights *= self._corrections_weight(getattr(self, "base_", None) is not None)
         contributions = np.zeros((n, width + 1))
         for k, expert in enumerate(self.regressors_):
             rows = weights[:, k] > 0

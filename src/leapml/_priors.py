@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from leapml._cascade import default_base_regressor, predict_expert
+from leapml._cascade import default_base_regressor, default_expert_weight, predict_expert
 
 #: The largest |log| whose exp is a finite, non-zero float64 (exp(709.8) overflows).
 _LARGEST_LOG = 700.0
@@ -70,6 +70,20 @@ class PriorsMixin:
             raise ValueError(f"anchor column {self.anchor!r} must hold the natural log of a "
                              f"throughput; it holds {worst:g}, whose exp is not a usable number")
         return np.where(known, values, self.anchor_fill_)
+
+    def _corrections_weight(self, base=True, n_rows=None):
+        """What the bin experts' log predictions count for: ``expert_weight``; with ``"auto"``,
+        the weight ``fit`` chose for a log of ``n_rows`` (1 but behind the default shared expert)."""
+        weight = self.expert_weight
+        if isinstance(weight, str):  # "auto"
+            if n_rows is None:
+                return getattr(self, "expert_weight_", 1.0)
+            return default_expert_weight(n_rows) if base and self.base == "lightgbm" else 1.0
+        if float(weight) != 1.0 and not base:
+            raise ValueError(f"expert_weight={weight:g} shrinks the bin experts' corrections "
+                             "towards the shared expert, and base=None has none; give a base "
+                             "or expert_weight=1")
+        return float(weight)
 
     def _offset(self, X, threads=1):
         """What the experts' log predictions are added to: the anchor, plus the shared expert."""

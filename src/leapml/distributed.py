@@ -319,6 +319,7 @@ def fit_regressor(estimator: LeapRegressor, X: dd.DataFrame, y: dd.Series, *, cl
         trainer = _DaskTrainer(dask_client, model.n_features_in_, categorical)
         frame = dask_client.persist(frame.map_partitions(_with_bins, edges))
         model.history_columns_in_ = model._history_columns()
+        model.expert_weight_ = model._corrections_weight(model.base is not None, len(log_y))
         model.base_, target = None, _LOG_Y
         if model.base is not None:
             native = lightgbm_params(model._base_regressor(len(log_y)), seed=seed + 499,

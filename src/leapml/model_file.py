@@ -36,7 +36,7 @@ __all__ = ["MODEL_FORMAT", "MODEL_FORMAT_VERSION", "ModelFileError", "load", "lo
 _BEFORE_PARAMETER = {"router": "multiclass", "combine": "hard", "expert_overlap": 0.0,
                      "min_bin_rows": 1, "anchor": None, "reassign_window": 2,
                      "router_max_rows": 200_000, "base": None, "history_prior": None,
-                     "cold_start": 0.0, "cold_start_hardware": 0.0}
+                     "cold_start": 0.0, "cold_start_hardware": 0.0, "expert_weight": 1.0}
 
 #: FeasibilityClassifier parameters that hold a list of column tuples (JSON has no tuple).
 _KEY_LIST_PARAMETERS = ("evidence_columns", "memory_floor_columns", "memory_ceiling_columns",
@@ -192,6 +192,7 @@ def save(model, path: str | os.PathLike, *, feasibility=None) -> Path:
             f"{type(random_state).__name__} in the safe model format; use an int or None"
         )
     members: dict[str, bytes] = {}
+    weight = params["expert_weight"]
     metadata = {
         "estimator": "LeapRegressor",
         "leapml_version": __version__,
@@ -222,9 +223,11 @@ def save(model, path: str | os.PathLike, *, feasibility=None) -> Path:
             "router_max_rows": None if params["router_max_rows"] is None
             else int(params["router_max_rows"]),
             **{name: float(params[name]) for name in ("cold_start", "cold_start_hardware")},
+            "expert_weight": weight if isinstance(weight, str) else float(weight),
         },
         "fitted": {
             "anchor_fill_": float(model.anchor_fill_),
+            "expert_weight_": float(model.expert_weight_),
             "history_columns_in_": None if model.history_columns_in_ is None
             else [int(j) for j in model.history_columns_in_],
             "bin_edges_": [float(v) for v in model.bin_edges_],
@@ -240,10 +243,8 @@ def save(model, path: str | os.PathLike, *, feasibility=None) -> Path:
             "categories_": _json_value([None if c is None else list(c) for c in model.categories_],
                                        "categories_"),
         },
-        "regressors_": [
-            _submodel_entry(m, f"regressors/{k:03d}.txt", members, f"regressors_[{k}]")
-            for k, m in enumerate(model.regressors_)
-        ],
+        "regressors_": [_submodel_entry(m, f"regressors/{k:03d}.txt", members, f"regressors_[{k}]")
+                        for k, m in enumerate(model.regressors_)],
         "classifier_": _submodel_entry(model.classifier_, "classifier.txt", members, "classifier_"),
         "base_": None if model.base_ is None
         else _submodel_entry(model.base_, "base.txt", members, "base_"),
@@ -401,10 +402,10 @@ def _model_from_members(members):
     model.n_bins_ = _count(fitted["n_bins_"], "n_bins_")
     _expect(model.n_bins_ >= 1, "n_bins_ is 0")
     model.n_iter_ = _count(fitted["n_iter_"], "n_iter_")
-    anchor_fill = fitted.get("anchor_fill_", 0.0)
-    _expect(isinstance(anchor_fill, (int, float)) and math.isfinite(anchor_fill),
-            "anchor_fill_ is not a finite number")
-    model.anchor_fill_ = float(anchor_fill)
+    for key, before in (("anchor_fill_", 0.0), ("expert_weight_", 1.0)):  # older files lack them
+        value = fitted.get(key, before)
+        _expect(isinstance(value, (int, float)) and math.isfinite(value), f"{key} is not a number")
+        setattr(model, key, float(value))
     model.moved_ = np.asarray(fitted["moved_"], dtype=np.float64)
     model.train_loss_ = np.asarray(fitted["train_loss_"], dtype=np.float64)
     model.n_features_in_ = n_features = _count(fitted["n_features_in_"], "n_features_in_")
@@ -447,8 +448,7 @@ def _model_from_members(members):
                     for x in calibration["residuals"]), "calibration residuals are not numbers")
         _expect(all(isinstance(b, int) and 0 <= b < model.n_bins_ for b in calibration["bins"]),
                 "calibration bins are not bins of the model")
-        _expect(all(isinstance(g, str) for g in calibration["groups"]),
-                "calibration groups are not text")
+        _expect(all(isinstance(g, str) for g in calibration["groups"]), "calibration groups: not text")
         model.calibration_ = dict(calibration)
         model.intervals_ = MondrianIntervals(model.calibration_)
     return model
