@@ -339,6 +339,19 @@ _LEVER_ROWS = {
         "single LightGBM (L1), 400 trees: the reference": "single_lightgbm",
         "copies of 50% of the rows (`cold_start=0.5`)": "cold_start=0.5",
     },
+    "levers_production_seed0_expert_weight.json": {
+        "the whole corrections (`expert_weight=1`)": "default",  # the default when it ran
+        "**default on this log**: half (`expert_weight=0.5`)": "expert_weight=0.5",
+        "a quarter (`expert_weight=0.25`)": "expert_weight=0.25",
+        "the shared expert alone (`expert_weight=0`)": "expert_weight=0",
+    },
+    "levers_small_seeds012_expert_weight.json": {
+        "single LightGBM (L1), 400 trees: the reference": "single_lightgbm",
+        "**default on this log**: the whole corrections": "default",
+        "half (`expert_weight=0.5`)": "expert_weight=0.5",
+        "a quarter (`expert_weight=0.25`)": "expert_weight=0.25",
+        "the shared expert alone (`expert_weight=0`)": "expert_weight=0",
+    },
     "levers_tiny_seeds012_base_rate.json": {
         "single LightGBM (L1), 400 trees: the reference on `tiny`": "single_lightgbm",
         "rate 0.2, on `tiny`": "default",
@@ -372,6 +385,7 @@ def test_method_lever_tables_are_the_kept_runs(run):
     header, _, *lines = table_text.splitlines()
     columns = {"within +-20%": "within_20", "within +-10%": "within_10", "new jobs +-20%": "new_jobs_20",
                "new jobs +-10%": "new_jobs_10", "device-hours +-20%": "device_hours_20",
+               "new jobs +-20%, by device-hours": "new_jobs_device_hours_20",
                "gap to submission ceiling": "gap_to_submission_ceiling", "mean regret": "mean_regret",
                "p90 regret": "p90_regret"}
     names = [columns[c.strip()] for c in header.strip("|").split("|")[1:]]

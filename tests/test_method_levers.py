@@ -295,8 +295,9 @@ def test_auto_expert_weight_halves_the_corrections_only_behind_the_faster_shared
         rerun_data, monkeypatch, tmp_path):
     """Measured: on ~700,000 rows half the corrections score better on new jobs; on ~70,000,
     where the shared expert learns at 0.1, the whole corrections do."""
-    import leapml._cascade as cascade
     from lightgbm import LGBMRegressor
+
+    import leapml._cascade as cascade
 
     X, y = rerun_data  # 2,000 rows
     params = {"n_bins": 3, "n_estimators": 10, "random_state": 0, "min_bin_rows": 50}
