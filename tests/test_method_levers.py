@@ -317,3 +317,14 @@ def test_auto_expert_weight_halves_the_corrections_only_behind_the_faster_shared
     mine = weight(2000, base=LGBMRegressor(n_estimators=5, verbose=-1))
     assert mine.expert_weight_ == 1.0
     assert weight(2000, base=None).expert_weight_ == 1.0
+
+
+def test_a_model_pickled_before_expert_weight_existed_predicts_with_the_whole_corrections(
+        weighted_model):
+    import pickle
+
+    model, X = weighted_model
+    old = pickle.loads(pickle.dumps(model))
+    for name in ("expert_weight", "expert_weight_"):  # as a model of an earlier version has it
+        del old.__dict__[name]
+    np.testing.assert_array_equal(old.predict(X), model.predict(X))

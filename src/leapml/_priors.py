@@ -74,7 +74,7 @@ class PriorsMixin:
     def _corrections_weight(self, base=True, n_rows=None):
         """What the bin experts' log predictions count for: ``expert_weight``; with ``"auto"``,
         the weight ``fit`` chose for a log of ``n_rows`` (1 but behind the default shared expert)."""
-        weight = self.expert_weight
+        weight = getattr(self, "expert_weight", 1.0)  # a model pickled before the parameter: 1
         if isinstance(weight, str):  # "auto"
             if n_rows is None:
                 return getattr(self, "expert_weight_", 1.0)
