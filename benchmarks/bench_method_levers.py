@@ -32,8 +32,9 @@ parameters).
 ``--share-fits`` fits configurations that differ only in ``expert_weight`` (a
 predict-time parameter) once a night and scores each weight from that fit;
 ``history_transfer=t`` ranks a configuration's candidates carrying ``t`` of a
-job's miss on its types to its other ones; ``--no-reference`` leaves the single model out (its figures on the same fleet
-and nights are those of an earlier run of the same command).
+job's miss on its types to its other ones; ``--no-reference`` leaves the
+single model out (its figures on the same fleet and nights are those of an
+earlier run of the same command).
 """
 
 from __future__ import annotations
@@ -48,9 +49,9 @@ import numpy as np
 import pandas as pd
 from lightgbm import LGBMRegressor
 
+import leapml.evaluation.regret as regret_ranking
 from leapml import PUBLISHED, LeapRegressor
 from leapml._cascade import default_base_regressor, default_regressor
-from leapml.evaluation import regret
 from leapml.evaluation.backtest import SUBMISSION_CEILING, nightly
 from leapml.evaluation.baselines import single_model_reference
 from leapml.features import feature_names
@@ -218,7 +219,7 @@ def main() -> None:
     args = parser.parse_args()
 
     started = time.perf_counter()
-    regret.predict_by_job = _ranked_with_transfer  # a configuration may set its own transfer
+    regret_ranking.predict_by_job = _ranked_with_transfer  # a configuration may set its own transfer
     tables, attempts = [], 0
     for seed in args.seeds:
         fleet = simulate(args.preset, days=args.window_days + args.nights, seed=seed,
