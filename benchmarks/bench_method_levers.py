@@ -108,10 +108,10 @@ def _single_settings(objective: str) -> dict:
 REFERENCES = {
     "single_huber": lambda seed: single_model_reference(random_state=seed, objective="huber"),
     "single+history": lambda seed: LeapRegressor(
-        n_bins=1, min_bin_rows=1, base=None, cold_start=0.0, random_state=seed,
+        n_bins=1, min_bin_rows=1, base=None, cold_start=0.0, anchor=None, random_state=seed,
         regressor=LGBMRegressor(**dict(_single_settings("l1"), random_state=seed))),
     "single_huber+history": lambda seed: LeapRegressor(
-        n_bins=1, min_bin_rows=1, base=None, cold_start=0.0, random_state=seed,
+        n_bins=1, min_bin_rows=1, base=None, cold_start=0.0, anchor=None, random_state=seed,
         regressor=LGBMRegressor(**dict(_single_settings("huber"), random_state=seed))),
 }
 

@@ -133,6 +133,9 @@ def test_fit_on_the_cluster_is_a_local_model_within_tolerance(client, window, tm
     # the same bins and encoding: both come from the whole log, by the same rules
     np.testing.assert_array_equal(remote.bin_edges_, local.bin_edges_)
     assert remote.categories_ == local.categories_
+    # the experts of both correct the roofline the fleet's model sizes give
+    assert remote.anchor_ == local.anchor_ == "log_roofline_throughput"
+    assert remote.anchor_fill_ == local.anchor_fill_
     np.testing.assert_array_equal(remote.feature_names_in_, local.feature_names_in_)
     assert all(isinstance(m, lgb.Booster) for m in [*remote.regressors_, remote.classifier_])
     # histograms built per worker: close to the local model, not equal to it

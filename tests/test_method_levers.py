@@ -200,6 +200,53 @@ def test_an_anchor_that_is_no_log_is_refused_at_fit_and_predict(anchored_data):
     assert np.isfinite(model.predict(X.head(3))).all()
 
 
+@pytest.fixture(scope="module")
+def roofline_data():
+    """Throughput a share of a roofline spanning three decades, the share set by a size."""
+    rng = np.random.default_rng(3)
+    n = 1500
+    X = pd.DataFrame({"log_roofline_throughput": rng.uniform(2.0, 9.0, size=n),
+                      "size": rng.uniform(size=n)})
+    log_share = -1.0 - 0.5 * X["size"].to_numpy()
+    y = np.exp(X["log_roofline_throughput"].to_numpy() + log_share + rng.normal(0, 0.02, size=n))
+    return X, y
+
+
+def test_auto_anchors_on_the_roofline_where_the_rows_have_one(roofline_data, tmp_path):
+    X, y = roofline_data
+    params = {"n_bins": 3, "n_estimators": 30, "random_state": 0, "min_bin_rows": 50}
+    auto = LeapRegressor(**params).fit(X, y)
+    assert auto.anchor_ == "log_roofline_throughput"
+    named = LeapRegressor(anchor="log_roofline_throughput", **params).fit(X, y)
+    np.testing.assert_array_equal(auto.predict(X), named.predict(X))
+    # a model faster than any in the log (a family never seen): the anchored prediction
+    # moves with its roofline, trees of log(y) stop at the fastest run they saw
+    far = X.head(50).assign(log_roofline_throughput=12.0)
+    truth = np.exp(12.0 - 1.0 - 0.5 * far["size"].to_numpy())
+    plain = LeapRegressor(anchor=None, **params).fit(X, y)
+    assert np.median(np.abs(np.log(auto.predict(far) / truth))) < 0.1
+    assert np.median(np.abs(np.log(plain.predict(far) / truth))) > 1.0
+    loaded = load(save(auto, tmp_path / "auto.leap"))
+    assert loaded.anchor_ == "log_roofline_throughput"
+    np.testing.assert_array_equal(loaded.predict(X), auto.predict(X))
+    reasons = auto.explain(X.head(3))  # the roofline counted on its own column
+    total = reasons.groupby("row")["contribution"].sum().to_numpy()
+    np.testing.assert_allclose(np.exp(total), auto.predict(X.head(3)))
+
+
+@pytest.mark.parametrize("rows", ["no_values", "no_column"])
+def test_auto_anchors_nothing_without_a_roofline(roofline_data, rows):
+    # a log without model sizes (the real measurements): the model is the unanchored one
+    X, y = roofline_data
+    X = (X.assign(log_roofline_throughput=np.nan) if rows == "no_values"
+         else X.drop(columns="log_roofline_throughput"))
+    params = {"n_bins": 3, "n_estimators": 10, "random_state": 0, "min_bin_rows": 50}
+    auto = LeapRegressor(**params).fit(X, y)
+    assert auto.anchor_ is None
+    np.testing.assert_array_equal(auto.predict(X),
+                                  LeapRegressor(anchor=None, **params).fit(X, y).predict(X))
+
+
 def test_the_default_shared_expert_never_predicts_slower_on_faster_hardware():
     rng = np.random.default_rng(5)
     n = 1500

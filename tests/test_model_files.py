@@ -52,7 +52,7 @@ def test_every_parameter_survives_a_round_trip(tmp_path, data):
                "tol": 0.02, "n_estimators": 7, "expert_overlap": 0.25, "min_bin_rows": 3,
                "combine": "hard", "router": "multiclass",
                "reassign_window": 3, "router_max_rows": 5_000, "history_prior": 2.0,
-               "n_jobs": 1, "random_state": 5, "expert_weight": 0.3}
+               "n_jobs": 1, "random_state": 5, "expert_weight": 0.3, "anchor": None}
     model = LeapRegressor(**changed).fit(X, y)
     loaded = load(save(model, tmp_path / "m.leap")).get_params(deep=False)
     assert all(changed[k] != defaults[k] for k in changed)
@@ -95,6 +95,33 @@ def test_round_trip_of_an_ordinal_router_and_older_files_without_one(tmp_path, d
     # files written before the parameter existed hold a multiclass router
     old = load(_rewrite(save(fitted, tmp_path / "m.leap"), tmp_path / "old.leap", drop_router))
     assert old.get_params()["router"] == "multiclass"
+
+
+def test_older_files_anchor_as_their_parameter_and_a_bad_anchor_is_refused(tmp_path, data):
+    X, y = data
+    model = LeapRegressor(n_bins=3, n_estimators=5, random_state=0, anchor=None).fit(X, y)
+    path = save(model, tmp_path / "m.leap")
+
+    def edit_fitted(change):
+        def edit(members):
+            metadata = json.loads(members["metadata.json"])
+            change(metadata)
+            members["metadata.json"] = json.dumps(metadata).encode()
+            manifest = json.loads(members["manifest.json"])
+            manifest["members"]["metadata.json"] = hashlib.sha256(
+                members["metadata.json"]).hexdigest()
+            members["manifest.json"] = json.dumps(manifest).encode()
+        return edit
+
+    # a file written before anchor_ existed: the experts corrected the parameter's column
+    old = load(_rewrite(path, tmp_path / "old.leap",
+                        edit_fitted(lambda m: m["fitted"].pop("anchor_"))))
+    assert old.anchor_ is None
+    np.testing.assert_array_equal(old.predict(X), model.predict(X))
+    bad = _rewrite(path, tmp_path / "bad.leap",
+                   edit_fitted(lambda m: m["fitted"].update(anchor_="auto")))
+    with pytest.raises(ValueError, match="anchor_ is not a column name"):
+        load(bad)
 
 
 def test_round_trip_of_constant_experts(tmp_path):

@@ -2,7 +2,8 @@
 
 Three sources of a prior estimate of ``log(y)``, each optional:
 
-* ``anchor``: a feature column holding one (a log throughput made before the fact);
+* ``anchor``: a feature column holding one (a log throughput made before the fact): by
+  default the roofline of the model's size on the hardware, where the rows carry one;
 * ``base``: the shared expert, one model fitted on every training row; the bin
   experts learn what it misses;
 * the job's own runs: where a row carries the mean measured log throughput of
@@ -20,6 +21,11 @@ from leapml._cascade import default_base_regressor, default_expert_weight, predi
 
 #: The largest |log| whose exp is a finite, non-zero float64 (exp(709.8) overflows).
 _LARGEST_LOG = 700.0
+
+#: The column ``anchor="auto"`` anchors on: the log of the throughput the model's size allows
+#: on the hardware (``leapml.features``, "model_size"), so that the experts learn the share of
+#: it a run reaches, a figure that carries to a model family the log has never seen.
+ROOFLINE_ANCHOR = "log_roofline_throughput"
 
 
 class PriorsMixin:
@@ -40,12 +46,27 @@ class PriorsMixin:
             base.set_params(monotone_constraints=constraints)
         return base
 
-    def _anchor_column(self):
-        """Index of the ``anchor`` column in the encoded rows, or None."""
-        if self.anchor is None:
+    def _anchor_name(self, values_of=None):
+        """The column the experts correct, or None: ``anchor``; with ``"auto"``, the roofline
+        where the training rows have it with a value on some row (``values_of(j)``: their
+        encoded column ``j``). Without ``values_of``, the name ``fit`` chose (``anchor_``; a
+        model pickled before it: ``anchor``)."""
+        if values_of is None:
+            return getattr(self, "anchor_", self.anchor)
+        if self.anchor != "auto":
+            return self.anchor
+        names = list(getattr(self, "feature_names_in_", []))
+        if ROOFLINE_ANCHOR not in names or self.categories_[names.index(ROOFLINE_ANCHOR)] is not None:
             return None
-        j = self._numeric_column(self.anchor, "anchor", "a log throughput")
-        return j
+        finite = np.isfinite(values_of(names.index(ROOFLINE_ANCHOR))).any()
+        return ROOFLINE_ANCHOR if finite else None
+
+    def _anchor_column(self):
+        """Index of the anchor column in the encoded rows, or None."""
+        name = self._anchor_name()
+        if name is None:
+            return None
+        return self._numeric_column(name, "anchor", "a log throughput")
 
     def _numeric_column(self, name, parameter, what):
         names = list(getattr(self, "feature_names_in_", []))
@@ -65,9 +86,11 @@ class PriorsMixin:
             return 0.0  # no per-row array on the prediction path when nothing is anchored
         values = np.asarray(X[:, j], dtype=np.float64)
         known = np.isfinite(values)
+        if self.anchor == "auto":  # the roofline of absurd sizes is unknown, not the user's error
+            known &= np.abs(values) <= _LARGEST_LOG
         if (np.abs(values[known]) > _LARGEST_LOG).any():  # exp would be inf or 0
             worst = values[known][np.argmax(np.abs(values[known]))]
-            raise ValueError(f"anchor column {self.anchor!r} must hold the natural log of a "
+            raise ValueError(f"anchor column {self._anchor_name()!r} must hold the natural log of a "
                              f"throughput; it holds {worst:g}, whose exp is not a usable number")
         return np.where(known, values, self.anchor_fill_)
 

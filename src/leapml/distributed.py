@@ -69,7 +69,7 @@ __all__ = ["build_features", "fit_regressor", "held_out", "nightly"]
 # as LightGBM names the columns of a numpy matrix).
 _LOG_Y, _BIN, _MOVED, _LOSS = "log_throughput", "bin", "moved", "loss"
 # what the bin experts learn when a shared expert comes first: log throughput minus its prediction
-_RESIDUAL = "residual"
+_RESIDUAL, _ANCHORED = "residual", "anchored"
 
 
 @sizeof.register(_backtest._Context)
@@ -259,8 +259,9 @@ def fit_regressor(estimator: LeapRegressor, X: dd.DataFrame, y: dd.Series, *, cl
        on the log throughput, gathered here (one float per row: 60 MB for
        7.5 million rows);
     3. the shared expert (``base``), when there is one, is trained with
-       :class:`lightgbm.DaskLGBMRegressor` on every row, and every partition
-       keeps what it misses, which the experts learn;
+       :class:`lightgbm.DaskLGBMRegressor` on every row (on the log
+       throughput minus the ``anchor``, when one is chosen), and every
+       partition keeps what it misses, which the experts learn;
     4. each hard-EM round trains the experts one after the other with
        :class:`lightgbm.DaskLGBMRegressor` on the rows of their bin (one
        training at a time: concurrent ones can hang), then every partition
@@ -320,20 +321,26 @@ def fit_regressor(estimator: LeapRegressor, X: dd.DataFrame, y: dd.Series, *, cl
         frame = dask_client.persist(frame.map_partitions(_with_bins, edges))
         model.history_columns_in_ = model._history_columns()
         model.expert_weight_ = model._corrections_weight(model.base is not None, len(log_y))
+        model.anchor_fill_ = float(np.median(log_y))
+        model.anchor_ = model._anchor_name(
+            lambda j: frame[_column(j)].compute().to_numpy(np.float64))
         model.base_, target = None, _LOG_Y
+        if model.anchor_ is not None:  # the experts learn what the anchor misses
+            frame = dask_client.persist(frame.map_partitions(
+                _with_anchored, model, meta=frame._meta.assign(**{_ANCHORED: np.zeros(0)})))
+            target = _ANCHORED
         if model.base is not None:
             native = lightgbm_params(model._base_regressor(len(log_y)), seed=seed + 499,
                                      num_threads=1)
             native.setdefault("objective", "huber")
-            model.base_ = trainer.fit(native, frame, _LOG_Y)
+            model.base_ = trainer.fit(native, frame, target)
             frame = dask_client.persist(frame.map_partitions(
-                _with_residual, model.base_, model.n_features_in_,
+                _with_residual, model.base_, model.n_features_in_, target,
                 meta=frame._meta.assign(**{_RESIDUAL: np.zeros(0)})))
             target = _RESIDUAL
         frame, cascade = _fit_cascade(trainer, frame, log_y, n_bins, model, seed, target)
         model.classifier_ = _fit_router(trainer, frame, n_bins, model, seed + 997)
     model.bin_edges_ = edges
-    model.anchor_fill_ = float(np.median(log_y))
     model.n_bins_ = n_bins
     model.regressors_, model.n_iter_, model.moved_, model.train_loss_ = cascade
     return model
@@ -355,10 +362,10 @@ def _checked_estimator(estimator) -> LeapRegressor:
             "classifier is used only with router='multiclass'; router='ordinal' fits its "
             "own LightGBM regressor of the bin index (set classifier=None)"
         )
-    if estimator.expert_overlap > 0 or estimator.anchor is not None:
+    if estimator.expert_overlap > 0:
         raise ValueError(
-            "fit_regressor does not train overlapping or anchored experts yet; set "
-            "expert_overlap=0 and anchor=None, or fit on one machine with LeapRegressor.fit"
+            "fit_regressor does not train overlapping experts yet; set expert_overlap=0, or "
+            "fit on one machine with LeapRegressor.fit"
         )
     return estimator
 
@@ -488,10 +495,17 @@ def _fit_cascade(trainer: _DaskTrainer, frame, log_y, n_bins: int, model: LeapRe
     return frame, (list(experts), len(moved), np.asarray(moved), np.asarray(losses))
 
 
-def _with_residual(part: pd.DataFrame, base: lgb.Booster, n_features: int) -> pd.DataFrame:
-    """The partition with what the shared expert misses of each row's log throughput."""
+def _with_anchored(part: pd.DataFrame, model: LeapRegressor) -> pd.DataFrame:
+    """The partition with each row's log throughput minus its anchor (as the local fit's)."""
+    X = np.ascontiguousarray(part.iloc[:, :model.n_features_in_].to_numpy(np.float64))
+    return part.assign(**{_ANCHORED: part[_LOG_Y].to_numpy(np.float64) - model._anchor_values(X)})
+
+
+def _with_residual(part: pd.DataFrame, base: lgb.Booster, n_features: int,
+                   target: str = _LOG_Y) -> pd.DataFrame:
+    """The partition with what the shared expert misses of each row's ``target``."""
     X = np.ascontiguousarray(part.iloc[:, :n_features].to_numpy(np.float64))
-    return part.assign(**{_RESIDUAL: part[_LOG_Y].to_numpy(np.float64) - predict_expert(base, X)})
+    return part.assign(**{_RESIDUAL: part[target].to_numpy(np.float64) - predict_expert(base, X)})
 
 
 def _bin_counts(frame, n_bins: int) -> np.ndarray:

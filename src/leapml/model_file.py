@@ -216,18 +216,15 @@ def save(model, path: str | os.PathLike, *, feasibility=None) -> Path:
             else [str(c) for c in params["monotone_increasing"]],
             "history_columns": None if params["history_columns"] is None
             else [str(c) for c in params["history_columns"]],
-            "history_prior": None if params["history_prior"] is None
-            else float(params["history_prior"]),
-            "reassign_window": None if params["reassign_window"] is None
-            else int(params["reassign_window"]),
-            "router_max_rows": None if params["router_max_rows"] is None
-            else int(params["router_max_rows"]),
+            **{name: None if params[name] is None else kind(params[name]) for name, kind in
+               (("history_prior", float), ("reassign_window", int), ("router_max_rows", int))},
             **{name: float(params[name]) for name in ("cold_start", "cold_start_hardware")},
             "expert_weight": weight if isinstance(weight, str) else float(weight),
         },
         "fitted": {
             "anchor_fill_": float(model.anchor_fill_),
             "expert_weight_": float(model.expert_weight_),
+            "anchor_": model._anchor_name(),
             "history_columns_in_": None if model.history_columns_in_ is None
             else [int(j) for j in model.history_columns_in_],
             "bin_edges_": [float(v) for v in model.bin_edges_],
@@ -435,6 +432,9 @@ def _model_from_members(members):
                                 and all(isinstance(j, int) and 0 <= j < n_features for j in columns)),
             "history_columns_in_ is not two column positions")
     model.history_columns_in_ = None if columns is None else tuple(columns)
+    model.anchor_ = fitted.get("anchor_", model.anchor)  # older files: the parameter, as fitted
+    _expect(model.anchor_ is None or (isinstance(model.anchor_, str) and model.anchor_ != "auto"),
+            "anchor_ is not a column name")
     if model.router != "ordinal" and not hasattr(model.classifier_, "num_feature"):
         # a constant router names the one bin every row goes to
         _expect(0 <= model.classifier_.value < model.n_bins_, "the router names a bin out of range")

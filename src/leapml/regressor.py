@@ -93,9 +93,8 @@ class LeapRegressor(PriorsMixin, IntervalsMixin, ExplainMixin, EncodedInputMixin
         values (see ``n_bins_``).
     max_iter : int, default=3
         Maximum number of fit-and-reassign iterations. On the simulated fleet
-        the share of rows moved drops to a plateau of about 2.5% by the third
-        iteration and later ones did not improve next-day accuracy while each
-        costs a full round of expert fits (``benchmarks/README.md``).
+        the share of rows moved plateaus (~2.5%) by the third; later ones did
+        not improve next-day accuracy (``benchmarks/README.md``).
     tol : float, default=0.01
         Stop when the (weighted) share of rows reassigned in an iteration is
         below ``tol``.
@@ -106,16 +105,15 @@ class LeapRegressor(PriorsMixin, IntervalsMixin, ExplainMixin, EncodedInputMixin
         jumping a bin (``docs/method.md``, "Levers").
     n_estimators : int, default=50
         Boosting rounds of each default LightGBM expert and of the default
-        router (``PUBLISHED``: 100). Behind a shared expert the bin
-        experts learn corrections, and 50 rounds measured as accurate as 100
-        for a third less prediction time (``docs/method.md``, "Levers").
+        router (``PUBLISHED``: 100). Behind a shared expert, 50 rounds measured
+        as accurate as 100 for a third less prediction time (``docs/method.md``).
         Ignored for a user-given ``regressor`` / ``classifier``, which carry
         their own settings.
     regressor : estimator, default=None
         The per-bin expert, fitted on ``log(y)`` (minus the shared expert's
-        estimate). ``None`` uses a LightGBM median (L1) regressor with
-        ``n_estimators`` trees. LightGBM regressors are trained
-        with the native API on one shared, once-binned Dataset and stored as
+        estimate). ``None``: a LightGBM median (L1) regressor of ``n_estimators``
+        trees. LightGBM regressors are trained with the native API on one
+        shared, once-binned Dataset and stored as
         :class:`lightgbm.Booster`; when a LightGBM regressor's ``objective`` is
         unset, L1 (the median) is used. Any other estimator with
         ``fit(X, y, sample_weight=...)`` and ``predict`` is cloned per bin.
@@ -147,14 +145,14 @@ class LeapRegressor(PriorsMixin, IntervalsMixin, ExplainMixin, EncodedInputMixin
         ``n_bins * min_bin_rows`` rows, ``n_bins_ = max(1, n_rows // min_bin_rows)``
         bins are used and a ``UserWarning`` says so: an expert fitted on a few
         dozen rows predicts little more than its bin's median.
-    anchor : str, default=None
+    anchor : str, "auto" or None, default="auto"
         Name of a feature column holding an estimate of ``log(y)`` made before
-        the fact (such as ``history_log_throughput_estimate``, the job's or its
-        model type's measured throughput carried to this hardware). The experts
+        the fact (such as ``history_log_throughput_estimate``). The experts
         then learn ``log(y)`` minus the anchor, a correction, and predictions
         add the anchor back; rows where it is missing use the training
         median of ``log(y)`` (``anchor_fill_``). Bins and router still work
-        on ``log(y)``. ``None``: experts learn ``log(y)`` itself.
+        on ``log(y)``. ``"auto"``: ``log_roofline_throughput`` (what the model's
+        size allows on the hardware) where ``X`` has it with a value, else none.
     base : "lightgbm", estimator or None, default="lightgbm"
         The shared expert: one regressor of ``log(y)`` (minus the anchor, if
         any) fitted on every training row before the bins; the bin experts
@@ -242,6 +240,8 @@ class LeapRegressor(PriorsMixin, IntervalsMixin, ExplainMixin, EncodedInputMixin
         None when ``base=None``.
     expert_weight_ : float
         The weight of the bin experts' corrections ``expert_weight`` gave.
+    anchor_ : str or None
+        The column the experts correct (``anchor``, resolved), or None.
     history_columns_in_ : tuple of two int or None
         Positions in ``X`` of ``history_columns``, or None when the prediction
         blends with no runs (``history_prior=None``, or ``X`` lacks them).
@@ -320,7 +320,7 @@ class LeapRegressor(PriorsMixin, IntervalsMixin, ExplainMixin, EncodedInputMixin
 
     def __init__(self, *, n_bins=13, max_iter=3, tol=0.01, combine="soft", n_estimators=50,
                  regressor=None, classifier=None, router="ordinal", expert_overlap=0.0,
-                 min_bin_rows=200, anchor=None, base="lightgbm", monotone_increasing=FASTER_HARDWARE,
+                 min_bin_rows=200, anchor="auto", base="lightgbm", monotone_increasing=FASTER_HARDWARE,
                  history_columns=HISTORY_COLUMNS, history_prior=0.25, cold_start=0.3,
                  cold_start_hardware=0.3, reassign_window=2, router_max_rows=200_000, n_jobs=None,
                  random_state=None, expert_weight="auto"):
@@ -413,7 +413,7 @@ class LeapRegressor(PriorsMixin, IntervalsMixin, ExplainMixin, EncodedInputMixin
         self.expert_weight_ = self._corrections_weight(self.base is not None, n_rows)
         edges = equal_frequency_edges(log_y, self._bins_for(n_rows), sample_weight=sample_weight)
         n_bins = len(edges) - 1
-        self.anchor_fill_ = float(np.median(log_y))
+        self.anchor_fill_, self.anchor_ = float(np.median(log_y)), self._anchor_name(lambda j: X[:, j])
         seed = int(check_random_state(self.random_state).randint(np.iinfo(np.int32).max - 1000))
         # the copies are drawn after the bins, which the log's own rows set
         X, log_y, sample_weight = with_cold_copies(X, log_y, sample_weight, share=self.cold_start,
