@@ -345,6 +345,17 @@ _LEVER_ROWS = {
         "a quarter (`expert_weight=0.25`)": "expert_weight=0.25",
         "the shared expert alone (`expert_weight=0`)": "expert_weight=0",
     },
+    "levers_production_seed0_roofline_anchor.json": {
+        "**default**: anchored on the roofline, half the corrections": "default",
+    },
+    "levers_small_seeds012_roofline_anchor.json": {
+        "**default**: anchored on the roofline (`anchor=\"auto\"`)": "anchor=log_roofline_throughput",
+    },
+    "levers_tiny_seeds012_roofline_anchor.json": {
+        "single LightGBM (L1), 400 trees: the reference on `tiny`": "single_lightgbm",
+        "**default on `tiny`**: anchored on the roofline": "default",
+        "not anchored (`anchor=None`)": "anchor=None",
+    },
     "levers_small_seeds012_expert_weight.json": {
         "single LightGBM (L1), 400 trees: the reference": "single_lightgbm",
         "**default on this log**: the whole corrections": "default",
@@ -480,6 +491,30 @@ def test_more_family_copies_paragraph_quotes_its_kept_run():
     assert f"level ({both['in_leap']}% against {base['in_leap']}%)" in flat
     attempts = more["n_attempts"]
     assert f"have {attempts.min()} to {attempts.max()} next-day attempts" in flat
+
+
+@pytest.mark.parametrize(("by", "name", "what"), [("model_family", "family", "An unseen model family:"),
+                                                  ("hardware_type", "hardware", "A new hardware type:")])
+def test_roofline_anchor_held_out_paragraph_quotes_its_kept_runs(by, name, what):
+    """The held-out figures of the roofline anchor are the summaries of its kept tables."""
+    import pandas as pd
+    from held_out_figure import summary, versus
+
+    kept = DOCS / "results-data" / "method-levers"
+    runs = {label: pd.read_csv(kept / f"held_out_small_{name}_{label}.csv")
+            for label in ("roofline_anchor", "no_roofline_anchor")}
+    block = (DOCS / "results.md").read_text().split("**The default of now: the roofline anchor.**")[1]
+    paragraph = next(p for p in block.split("\n\n") if what in " ".join(p.split()))
+    flat = " ".join(paragraph.split()).split(what)[1]
+    now, before = (summary(runs[label], by).loc["leap"] for label in runs)
+    assert (f"median drop is {now['median']} points (mean {now['mean']}, from {now['least']} to "
+            f"{now['worst']}, above the published figure for {int(now['above_published'])} of 24)"
+            ) in flat
+    assert (f"without the anchor {before['median']} (mean {before['mean']}, from {before['least']} "
+            f"to {before['worst']}, above for {int(before['above_published'])})") in flat
+    now, before = (versus(runs[label], by) for label in runs)
+    assert f"median {now['held_leap']}% against {before['held_leap']}%" in flat
+    assert f"({now['in_leap']}% against {before['in_leap']}%)" in flat
 
 
 @pytest.mark.parametrize(("by", "name", "what"), [
