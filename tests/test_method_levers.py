@@ -226,6 +226,9 @@ def test_auto_anchors_on_the_roofline_where_the_rows_have_one(roofline_data, tmp
     plain = LeapRegressor(anchor=None, **params).fit(X, y)
     assert np.median(np.abs(np.log(auto.predict(far) / truth))) < 0.1
     assert np.median(np.abs(np.log(plain.predict(far) / truth))) > 1.0
+    # a roofline no throughput could have (absurd sizes) is read as unknown, not refused
+    absurd = auto.predict(X.head(2).assign(log_roofline_throughput=800.0))
+    assert np.isfinite(absurd).all()
     loaded = load(save(auto, tmp_path / "auto.leap"))
     assert loaded.anchor_ == "log_roofline_throughput"
     np.testing.assert_array_equal(loaded.predict(X), auto.predict(X))

@@ -82,13 +82,17 @@ def test_the_submission_bound_differs_from_the_truth_only_on_new_jobs(held_out_r
     bound = picks[picks["feasibility"] == "submission"]
     assert set(bound["objective"]) == {DEFAULT_OBJECTIVE}
     assert set(bound["min_fit_probability"]) == {0.5, 0.9}
-    true = picks[picks["feasibility"] == "true"].set_index(["night", "policy", "job_id"])
-    for _level, rows in bound.groupby("min_fit_probability"):
+    seen_picks = {}
+    for level, rows in bound.groupby("min_fit_probability"):
         rows = rows.set_index(["night", "policy", "job_id"])
         seen = rows["job_history"] != "new"
         assert seen.any() and (~seen).any()
-        # a job with runs is placed by the truth (its runs measured its memory) ...
-        assert (rows.loc[seen, "picked"] == true.loc[rows.index[seen], "picked"]).all()
+        # a job with runs is placed by the truth (its runs measured its memory): never where
+        # it cannot run, and the same at every threshold, its probabilities being 0 or 1 (the
+        # truth's own picks rank by another objective, the point estimate, so may differ)
+        assert not rows.loc[seen, "infeasible"].any()
+        seen_picks[level] = rows.loc[seen, "picked"]
+    assert seen_picks[0.5].equals(seen_picks[0.9])
 
 
 
