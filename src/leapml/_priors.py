@@ -86,12 +86,15 @@ class PriorsMixin:
             return 0.0  # no per-row array on the prediction path when nothing is anchored
         values = np.asarray(X[:, j], dtype=np.float64)
         known = np.isfinite(values)
-        if self.anchor == "auto":  # the roofline of absurd sizes is unknown, not the user's error
-            known &= np.abs(values) <= _LARGEST_LOG
-        if (np.abs(values[known]) > _LARGEST_LOG).any():  # exp would be inf or 0
-            worst = values[known][np.argmax(np.abs(values[known]))]
-            raise ValueError(f"anchor column {self._anchor_name()!r} must hold the natural log of a "
-                             f"throughput; it holds {worst:g}, whose exp is not a usable number")
+        unusable = known & (np.abs(values) > _LARGEST_LOG)  # exp would be inf or 0
+        if unusable.any():
+            if self.anchor == "auto":  # the roofline of absurd sizes: unknown, not the user's error
+                known &= ~unusable
+            else:
+                worst = values[unusable][np.argmax(np.abs(values[unusable]))]
+                raise ValueError(f"anchor column {self._anchor_name()!r} must hold the natural "
+                                 f"log of a throughput; it holds {worst:g}, whose exp is not a "
+                                 "usable number")
         return np.where(known, values, self.anchor_fill_)
 
     def _corrections_weight(self, base=True, n_rows=None):

@@ -502,7 +502,7 @@ def _with_anchored(part: pd.DataFrame, model: LeapRegressor) -> pd.DataFrame:
 
 
 def _with_residual(part: pd.DataFrame, base: lgb.Booster, n_features: int,
-                   target: str = _LOG_Y) -> pd.DataFrame:
+                   target: str) -> pd.DataFrame:
     """The partition with what the shared expert misses of each row's ``target``."""
     X = np.ascontiguousarray(part.iloc[:, :n_features].to_numpy(np.float64))
     return part.assign(**{_RESIDUAL: part[target].to_numpy(np.float64) - predict_expert(base, X)})
