@@ -440,6 +440,46 @@ def test_place_with_an_empty_history(fleet_log, tiny_fleet, fleet_model):
     assert len(ranked) > 0 and ranked["predicted_throughput"].gt(0).all()
 
 
+@pytest.mark.parametrize("extreme", [1e-300, 1e300])
+def test_figures_at_the_ends_of_the_float_range_give_finite_features_and_places(
+        fleet_log, tiny_fleet, fleet_model, extreme):
+    """Every figure here passes the schema (finite, > 0); their products can leave the floats."""
+    from leapml import build_features
+    from leapml.features import HistoryIndex
+    from leapml.placement import place
+
+    hardware = tiny_fleet.hardware.copy()
+    specs = [c for c in hardware.columns if c.startswith("peak_") or c.endswith("_gbps")]
+    hardware[specs + ["memory_gb"]] = hardware[specs + ["memory_gb"]].where(
+        hardware[specs + ["memory_gb"]].isna(), extreme)
+    jobs = tiny_fleet.jobs.head(3).assign(param_count=min(extreme, 1e30),
+                                          flops_per_sample=min(extreme, 1e30))
+    log = fleet_log.assign(trainer_count=2**53 if extreme > 1 else 1, batch_size=2**53)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        X = build_features(log, hardware)
+    numbers = X.select_dtypes("number").to_numpy(dtype=float)
+    assert not np.isinf(numbers).any()
+    overflowed = [str(w.message) for w in caught if "overflowed" in str(w.message)]
+    assert len(overflowed) == 1 and _warned_at_the_callers_line(caught)
+    assert "total_peak_tflops" in overflowed[0] if extreme > 1 else (
+        "batch_tokens_per_memory_gb" in overflowed[0])
+    for history in (fleet_log, HistoryIndex(fleet_log, hardware)):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ranked = place(fleet_model, jobs, hardware, history=history)
+        assert len(ranked) > 0 and np.isfinite(ranked["predicted_throughput"]).all()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ranked = place(fleet_model, jobs, tiny_fleet.hardware, history=fleet_log)
+    assert ranked["job_id"].nunique() == 3 and np.isfinite(ranked["predicted_throughput"]).all()
+
+
+def _warned_at_the_callers_line(caught) -> bool:
+    """The overflow warning names the caller's line, not one inside the library."""
+    return all(w.filename == __file__ for w in caught if "overflowed" in str(w.message))
+
+
 # -- 9. interrupts -----------------------------------------------------------------
 
 # Ctrl-C lands wherever the process is: here, while Python imports ``module``

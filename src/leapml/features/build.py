@@ -79,7 +79,9 @@ def build_features(
         the columns of :func:`feature_names` (documented in
         ``docs/features.md``). Text columns are pandas categoricals, counts
         are integers, everything else is float with NaN where unknown (for
-        instance the history of a job never run before).
+        instance the history of a job never run before). Never infinite: a
+        value that valid but extreme figures overflow (a datasheet figure of
+        1e300, a size of 1e-300) is NaN, with a warning naming its columns.
 
     Raises
     ------

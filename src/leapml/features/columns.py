@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import sys
+import warnings
 from collections.abc import Mapping
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -93,6 +96,9 @@ def _assemble(rows: _Rows, catalog: _Catalog, stats: dict[str, _KeyStats]) -> pd
 _PARAMETER_BYTES = np.array([4.0, 4.0, 2.0, 2.0, 2.0, 2.0])
 
 
+#: Units in logs, so that a datasheet's extreme figure cannot overflow on the way.
+_LOG_GIGA, _LOG_TERA = np.log(1e9), np.log(1e12)
+
 #: Bytes of training state per parameter: fp32 weights, gradients and Adam's two moments.
 _STATE_BYTES = 16.0
 
@@ -115,25 +121,28 @@ def _model_size_columns(rows: _Rows, out: dict) -> dict:
         unknown = np.full(len(params), np.nan)
         return {name: unknown.copy() for name in FEATURE_GROUPS["model_size"]}
     trainers, batch = rows.trainers, rows.batch
-    weight_bytes = params * _PARAMETER_BYTES[np.minimum(rows.precision, _OTHER_PRECISION)]
     sharded = np.asarray(rows.text["parallelism"].to_numpy(dtype=object) == "fsdp")
     state_gb = (params * _STATE_BYTES / np.where(sharded, trainers, 1.0) / 1e9
                 + np.nan_to_num(sizes["embedding_gb"]) / trainers)
     with np.errstate(divide="ignore", invalid="ignore"):
-        compute = flops * batch / (out["peak_tflops"] * 1e12)
-        weights = weight_bytes / (out["memory_bw_gbps"] * 1e9)
+        # in logs: a valid but tiny size (1e-300 FLOPs) must not underflow a step to 0 s
+        log_weight_bytes = np.log(params) + np.log(_PARAMETER_BYTES[
+            np.minimum(rows.precision, _OTHER_PRECISION)])
+        log_compute = np.log(flops) + np.log(batch) - np.log(out["peak_tflops"]) - _LOG_TERA
+        log_weights = log_weight_bytes - np.log(out["memory_bw_gbps"]) - _LOG_GIGA
         ring = 2 * (trainers - 1) / trainers
-        gradients = np.where(trainers > 1, weight_bytes * ring / (out["communication_bw_gbps"] * 1e9),
-                             np.nan)
-        step = compute + weights + np.where(trainers > 1, gradients, 0.0)
+        log_gradients = np.where(trainers > 1, log_weight_bytes + np.log(ring)
+                                 - np.log(out["communication_bw_gbps"]) - _LOG_GIGA, np.nan)
+        log_step = np.logaddexp(log_compute, log_weights)
+        log_step = np.where(trainers > 1, np.logaddexp(log_step, log_gradients), log_step)
         return {
             "param_count": params,
             "flops_per_sample": flops,
             "embedding_gb": sizes["embedding_gb"],
-            "log_compute_seconds_per_step": np.log(compute),
-            "log_weight_seconds_per_step": np.log(weights),
-            "log_gradient_seconds_per_step": np.log(gradients),
-            "log_roofline_throughput": np.log(trainers * batch / step),
+            "log_compute_seconds_per_step": log_compute,
+            "log_weight_seconds_per_step": log_weights,
+            "log_gradient_seconds_per_step": log_gradients,
+            "log_roofline_throughput": np.log(trainers) + np.log(batch) - log_step,
             "embedding_gb_per_memory_gb": sizes["embedding_gb"] / out["total_memory_gb"],
             "model_state_gb_per_device": state_gb,
             "model_state_gb_per_memory_gb": state_gb / out["memory_gb"],
@@ -141,6 +150,13 @@ def _model_size_columns(rows: _Rows, out: dict) -> dict:
 
 
 def _feature_columns(rows: _Rows, catalog: _Catalog, stats: dict[str, _KeyStats]) -> list:
+    """The columns of the feature matrix, in the order of :func:`feature_names`."""
+    with np.errstate(over="ignore", invalid="ignore"):  # overflows: read as unknown below
+        columns = _computed_columns(rows, catalog, stats)
+    return _overflows_unknown(columns)
+
+
+def _computed_columns(rows: _Rows, catalog: _Catalog, stats: dict[str, _KeyStats]) -> list:
     """The columns of the feature matrix, in the order of :func:`feature_names`."""
     text = rows.text
     hardware_code, precision_code = rows.hardware, rows.precision
@@ -217,7 +233,7 @@ def _feature_columns(rows: _Rows, catalog: _Catalog, stats: dict[str, _KeyStats]
     )
 
     # -- the model type's and family's history -------------------------------
-    log_total_peak = np.log(peak * trainers)
+    log_total_peak = np.log(peak) + np.log(trainers)
     model = stats["model_same"]
     out["model_type_runs_same_hardware"] = model.count
     out["model_type_mean_log_samples_per_peak_tflop_same_hardware"] = model.means["per_peak"]
@@ -252,3 +268,33 @@ def _feature_columns(rows: _Rows, catalog: _Catalog, stats: dict[str, _KeyStats]
     out["history_estimate_source"] = source
 
     return [out[name] for name in _FEATURE_NAMES]
+
+
+def _overflows_unknown(columns: list) -> list:
+    """Read a value that overflowed as unknown (NaN), with a warning naming its columns.
+
+    Every input is finite, but products of extreme ones (a datasheet figure
+    of 1e300, a size of 1e-300) can leave the floats; a model cannot use an
+    infinity, and refusing valid rows would be worse than not knowing.
+    """
+    overflowed = []
+    for position, values in enumerate(columns):
+        if isinstance(values, np.ndarray) and values.dtype.kind == "f":
+            infinite = np.isinf(values)
+            if infinite.any():
+                columns[position] = np.where(infinite, np.nan, values)
+                overflowed.append(f"{_FEATURE_NAMES[position]} ({int(infinite.sum())} rows)")
+    if overflowed:
+        warnings.warn("the inputs' extreme sizes or specs overflowed "
+                      f"{', '.join(overflowed)}; read as unknown (NaN)", UserWarning,
+                      stacklevel=_caller_level())
+    return columns
+
+
+def _caller_level() -> int:
+    """The ``stacklevel`` of the first caller outside this package (the paths here differ)."""
+    package = str(Path(__file__).resolve().parents[1])
+    frame, level = sys._getframe(1), 1
+    while frame is not None and str(Path(frame.f_code.co_filename).resolve()).startswith(package):
+        frame, level = frame.f_back, level + 1
+    return level

@@ -194,7 +194,7 @@ class _Past:
         throughput = pick(parsed["throughput"])
         peak = catalog.peak[hardware, np.minimum(pick(parsed["precision"]), _OTHER_PRECISION)]
         log = np.log(throughput)
-        steps = log - np.log(trainers * pick(parsed["batch_size"]))
+        steps = log - np.log(trainers) - np.log(pick(parsed["batch_size"]))  # in logs: no overflow
         batch_known = ~np.isnan(steps)
         config = _config_codes(trainers, pick(parsed["batch_size"]), pick(parsed["seq_len"]),
                                pick(parsed["precision"]), parsed["precision_dtype"],
@@ -207,7 +207,7 @@ class _Past:
             throughput=throughput,
             peak=peak,
             log=log,
-            per_peak=log - np.log(trainers * peak),
+            per_peak=log - np.log(trainers) - np.log(peak),
             # the mean over rows with a batch size is mean(steps) / mean(batch_known)
             steps=np.where(batch_known, steps, 0.0),
             batch_known=batch_known.astype(float),
