@@ -32,11 +32,12 @@ Configurations (``--configs``, comma separated):
 ``ordinal``
     ``router="ordinal", combine="hard"``: one least-squares regressor of the
     bin index (100 trees) instead of the multiclass router's 1,300.
-``ordinal_soft``, ``base_all_columns``, ``no_cold_start``, ``no_hardware_copies``
+``ordinal_soft``, ``base_all_columns``, ``no_cold_start``, ``no_hardware_copies``, ``no_roofline_anchor``
     Earlier defaults: before the shared expert and the blend with the job's
     own runs; before the shared expert sampled its columns; before
     cold-start copies of the rows (``cold_start=0, cold_start_hardware=0``);
-    before the copies as if the hardware type were new (``cold_start_hardware=0``).
+    before the copies as if the hardware type were new (``cold_start_hardware=0``);
+    before the experts learned the share of the roofline (``anchor=None``).
 
 Run::
 
@@ -102,6 +103,8 @@ CONFIGS = {
     "no_cold_start": {"cold_start": 0.0, "cold_start_hardware": 0.0},
     # the default before it fitted copies of its rows as if their hardware type were new
     "no_hardware_copies": {"cold_start_hardware": 0.0},
+    # the default before its experts learned log(y) minus the roofline
+    "no_roofline_anchor": {"anchor": None},
 }
 
 

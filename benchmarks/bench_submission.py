@@ -9,8 +9,8 @@ bin index, the two nearest experts blended), ``published``
 (``leapml.PUBLISHED``: 13 experts of 100 trees behind a multiclass router of
 13 x 100 trees, one expert per row), ``ordinal_soft`` (the default before
 the shared expert: 100-tree experts and router), ``ordinal_hard``,
-``multiclass_soft``, ``default_100``, ``no_cold_start`` and
-``no_hardware_copies``. Each
+``multiclass_soft``, ``default_100``, ``no_cold_start``,
+``no_hardware_copies`` and ``no_roofline_anchor``. Each
 submission is one job of day 31 at its own submit time, scored on every
 hardware type of the catalog, in one process that has already run a few
 submissions (warm). Per submission it times:
@@ -84,6 +84,8 @@ MODELS = {
     "no_cold_start": CONFIGS["no_cold_start"],
     # the default without the copies as if the hardware type were new
     "no_hardware_copies": CONFIGS["no_hardware_copies"],
+    # the default before its experts learned the share of the roofline
+    "no_roofline_anchor": CONFIGS["no_roofline_anchor"],
 }
 
 
