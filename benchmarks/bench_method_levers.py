@@ -153,6 +153,9 @@ NAMED = {
     # FAST_BASE_ROWS training rows, 0.2 from there on; 200 trees either way)
     "base_lr_0.1": lambda: {"base": _monotone_base(learning_rate=0.1)},
     "base_lr_0.2": lambda: {"base": _monotone_base(learning_rate=0.2)},
+    # half the shared expert's trees at a faster rate: half its cost at every prediction
+    "base_100_lr_0.3": lambda: {"base": _monotone_base(n_estimators=100, learning_rate=0.3)},
+    "base_100_lr_0.4": lambda: {"base": _monotone_base(n_estimators=100, learning_rate=0.4)},
     # the shared expert's split thresholds drawn at random (LightGBM's extremely randomized trees)
     "base_extra_trees": lambda: {"base": _monotone_base(extra_trees=True)},
     # the bin experts (and the router, a copy of them) choosing each split among half the columns

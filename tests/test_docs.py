@@ -348,6 +348,10 @@ _LEVER_ROWS = {
     "levers_production_seed0_roofline_anchor.json": {
         "**default**: anchored on the roofline, half the corrections": "default",
     },
+    "levers_production_seed0_base_100_trees.json": {
+        "100 trees at 0.3": "base_100_lr_0.3,expert_weight=0.5",
+        "100 trees at 0.4": "base_100_lr_0.4,expert_weight=0.5",
+    },
     "levers_small_seeds012_roofline_anchor.json": {
         "**default**: anchored on the roofline (`anchor=\"auto\"`)": "anchor=log_roofline_throughput",
     },
