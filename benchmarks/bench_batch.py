@@ -28,6 +28,12 @@ to the ranking (checked equal to ``rank_candidates`` of the staged
 predictions). The reference, timed in the same run on the same rows, is one
 ``Booster.predict`` of a single 100-tree LightGBM regressor.
 
+``--parts`` then times each model's boosters alone on the batch's encoded
+rows (the shared expert, the router, and the bin experts together, each
+expert on every row, where ``predict`` gives each row its two nearest) and
+prints their mean depth: the splits from root to leaf, averaged over the
+leaves weighted by the training rows each holds (what a tree costs a row).
+
 ``--repeat N`` times every stage N times, the stages in turn on each round
 (so a slow spell of the machine falls on all of them), and prints the
 median of each; single timings on a shared machine can move by a factor of
@@ -38,6 +44,7 @@ Run::
     python benchmarks/bench_batch.py                  # production
     python benchmarks/bench_batch.py --preset small
     python benchmarks/bench_batch.py --repeat 5       # medians of five rounds
+    python benchmarks/bench_batch.py --parts          # and each model's boosters alone
 """
 
 from __future__ import annotations
@@ -47,6 +54,8 @@ import json
 import statistics
 import time
 
+import lightgbm as lgb
+import numpy as np
 import pandas as pd
 from bench_nightly import RESULTS, machine
 from bench_submission import add_scoring_arguments, scored_day
@@ -61,6 +70,8 @@ def main(argv=None) -> int:
     add_scoring_arguments(parser)
     parser.add_argument("--repeat", type=int, default=1,
                         help="rounds of every stage; the median of each is printed (default 1)")
+    parser.add_argument("--parts", action="store_true",
+                        help="also time each model's shared expert, router and experts alone")
     args = parser.parse_args(argv)
     if args.repeat < 1:
         parser.error("--repeat must be at least 1")
@@ -123,15 +134,57 @@ def main(argv=None) -> int:
         label = "reference Booster.predict" if name == "reference" else name
         print(f"{label:28s} {s:8.2f} {n / s:11,.0f} {s / seconds['reference']:11.1f}")
     print("target: place (or total) >= 100,000 candidate rows/s")
+    parts = {}
+    if args.parts:
+        parts = {router: booster_parts(model, X, args.threads) for router, model in models.items()}
+        print(f"\n{'booster':36s} {'trees':>6s} {'mean depth':>10s} {'seconds':>8s}")
+        for router, boosters in parts.items():
+            for name, part in boosters.items():
+                print(f"{name + ' (' + router + ')':36s} {part['trees']:6d} "
+                      f"{part['mean_depth']:10.1f} {part['seconds']:8.2f}")
     RESULTS.mkdir(exist_ok=True)
     out = RESULTS / f"batch_{args.preset}.json"
     out.write_text(json.dumps({"preset": args.preset, "machine": machine(), "rows": n,
                                "jobs": len(jobs), "types": len(types),
                                "index_build_s": index_build_s, "seconds": seconds,
                                "rounds": rounds,
-                               "rows_per_s": {k: n / v for k, v in seconds.items()}}, indent=2))
+                               "rows_per_s": {k: n / v for k, v in seconds.items()},
+                               **({"parts": parts} if args.parts else {})}, indent=2))
     print(f"wrote {out}")
     return 0
+
+
+def mean_depth(booster) -> float:
+    """Splits from root to leaf, averaged over the leaves weighted by the training rows in each."""
+    total = rows = 0
+    stack = [(tree["tree_structure"], 0) for tree in booster.dump_model()["tree_info"]]
+    while stack:
+        node, depth = stack.pop()
+        if "leaf_value" in node:
+            total += node.get("leaf_count", 1) * depth
+            rows += node.get("leaf_count", 1)
+        else:
+            stack += [(node["left_child"], depth + 1), (node["right_child"], depth + 1)]
+    return total / rows
+
+
+def booster_parts(model, X, threads: int) -> dict:
+    """Each LightGBM booster group of ``model`` timed alone on the encoded rows of ``X``."""
+    encoded = np.ascontiguousarray(model._validate_X(X, reset=False))
+    groups = {"shared expert": [getattr(model, "base_", None)],
+              "router": [model.classifier_], "bin experts": list(model.regressors_)}
+    parts = {}
+    for name, boosters in groups.items():
+        boosters = [b for b in boosters if isinstance(b, lgb.Booster)]
+        if not boosters:
+            continue
+        started = time.perf_counter()
+        for booster in boosters:
+            booster.predict(encoded, num_threads=threads)
+        parts[name] = {"seconds": time.perf_counter() - started,
+                       "trees": sum(b.num_trees() for b in boosters),
+                       "mean_depth": float(np.mean([mean_depth(b) for b in boosters]))}
+    return parts
 
 
 if __name__ == "__main__":
