@@ -279,8 +279,9 @@ def with_model_sizes(jobs, history):
         sizes = ModelSizes.of(history)  # read only when some size is lacking: a pass over the log
     else:
         return jobs
-    if sizes.by_job is not None and lacking_sizes(jobs, sizes.by_job.columns):
-        check_jobs(jobs)
+    if sizes.by_job is None or not lacking_sizes(jobs, sizes.by_job.columns):
+        return jobs  # nothing to read (what fill would find again)
+    check_jobs(jobs)
     return sizes.fill(jobs)
 
 
@@ -417,8 +418,8 @@ def place(
 
 def _refuse_repeated_jobs(jobs) -> None:
     """A job given twice would rank its candidates twice: named by the jobs' own rows."""
-    if not isinstance(jobs, pd.DataFrame) or "job_id" not in jobs.columns:
-        return  # named by the checks of the jobs
+    if not isinstance(jobs, pd.DataFrame) or "job_id" not in jobs.columns or len(jobs) < 2:
+        return  # named by the checks of the jobs; one job is given once
     ids = text_values(jobs["job_id"])
     twice = pd.Series(ids).duplicated(keep=False).to_numpy()
     if twice.any():
