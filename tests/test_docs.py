@@ -352,6 +352,11 @@ _LEVER_ROWS = {
         "100 trees at 0.3": "base_100_lr_0.3,expert_weight=0.5",
         "100 trees at 0.4": "base_100_lr_0.4,expert_weight=0.5",
     },
+    "levers_production_seed0_expert_weight_anchor.json": {
+        "**default on this log**: half the corrections, anchored": "default",
+        "three quarters (`expert_weight=0.75`)": "expert_weight=0.75",
+        "the whole corrections (`expert_weight=1`)": "expert_weight=1",
+    },
     "levers_small_seeds012_roofline_anchor.json": {
         "**default**: anchored on the roofline (`anchor=\"auto\"`)": "anchor=log_roofline_throughput",
     },
