@@ -149,7 +149,7 @@ def main(argv=None) -> int:
                                "index_build_s": index_build_s, "seconds": seconds,
                                "rounds": rounds,
                                "rows_per_s": {k: n / v for k, v in seconds.items()},
-                               **({"parts": parts} if args.parts else {})}, indent=2))
+                               **({"parts": parts} if parts else {})}, indent=2))
     print(f"wrote {out}")
     return 0
 

@@ -3,8 +3,8 @@
 Simulates ``days=31`` of a preset. The history is the log before day 31;
 the models are ``LeapRegressor`` fitted on the 30-day window, as a night
 fits them (``--fit-rows N``: on a sample of N rows instead, quicker; a
-sample under 250,000 rows gets the default's small-log settings, and trees
-fitted on fewer rows are shallower and faster to evaluate), one per
+sample under 250,000 rows gets the default's small-log settings, and its
+trees were measured about 10% faster to evaluate: benchmarks/README.md), one per
 name of ``--routers`` (``MODELS``): ``default`` (a shared expert of 200
 trees, 13 experts of 50 trees behind one 50-tree ordinal regressor of the
 bin index, the two nearest experts blended), ``published``
