@@ -156,6 +156,8 @@ NAMED = {
     # half the shared expert's trees at a faster rate: half its cost at every prediction
     "base_100_lr_0.3": lambda: {"base": _monotone_base(n_estimators=100, learning_rate=0.3)},
     "base_100_lr_0.4": lambda: {"base": _monotone_base(n_estimators=100, learning_rate=0.4)},
+    # the shared expert's trees with half the leaves (31, not 63): shallower, cheaper to score
+    "base_leaves_31": lambda: {"base": _monotone_base(num_leaves=31)},
     # the shared expert's split thresholds drawn at random (LightGBM's extremely randomized trees)
     "base_extra_trees": lambda: {"base": _monotone_base(extra_trees=True)},
     # the bin experts (and the router, a copy of them) choosing each split among half the columns

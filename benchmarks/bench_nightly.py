@@ -105,6 +105,9 @@ CONFIGS = {
     "no_hardware_copies": {"cold_start_hardware": 0.0},
     # the default before its experts learned log(y) minus the roofline
     "no_roofline_anchor": {"anchor": None},
+    # the default before n_estimators="auto" gave its bin experts and router 30 rounds on a
+    # log this large
+    "default_50": {"n_estimators": 50},
 }
 
 

@@ -80,6 +80,10 @@ MODELS = {
     # the default before the shared expert, the history blend, 50-tree experts and copies
     "ordinal_soft": BEFORE_PRIORS,
     "default_100": {"n_estimators": 100},
+    # the default's bin experts and router at 30 trees, and at 50: on a log as large as
+    # production's, the default gives them 30 since n_estimators="auto" (50 before)
+    "default_30": {"n_estimators": 30},
+    "default_50": {"n_estimators": 50},
     # the default before its shared expert sampled half the columns at each split
     "base_all_columns": NAMED["base_all_columns"](),
     # the default without its cold-start copies (fitted rows once, as published)

@@ -357,6 +357,11 @@ _LEVER_ROWS = {
         "three quarters (`expert_weight=0.75`)": "expert_weight=0.75",
         "the whole corrections (`expert_weight=1`)": "expert_weight=1",
     },
+    "levers_production_seed0_fewer_trees.json": {
+        "**default on this log**: 30 rounds (`n_estimators=30`)": "n_estimators=30",
+        "30 rounds and a shared expert of 31 leaves":
+            "base_leaves_31,n_estimators=30,expert_weight=0.5",
+    },
     "levers_small_seeds012_roofline_anchor.json": {
         "**default**: anchored on the roofline (`anchor=\"auto\"`)": "anchor=log_roofline_throughput",
     },

@@ -263,3 +263,33 @@ def test_save_method_is_deprecated_for_the_function(tmp_path, data, fitted):
         path = fitted.save(tmp_path / "method.leap")
     np.testing.assert_array_equal(load(path).predict(X), fitted.predict(X))
 
+
+
+def test_older_files_fitted_the_rounds_their_parameter_names(tmp_path, data):
+    X, y = data
+    model = LeapRegressor(n_bins=3, n_estimators=6, random_state=0).fit(X, y)
+    path = save(model, tmp_path / "m.leap")
+
+    def edit_metadata(change):
+        def edit(members):
+            metadata = json.loads(members["metadata.json"])
+            change(metadata)
+            members["metadata.json"] = json.dumps(metadata).encode()
+            manifest = json.loads(members["manifest.json"])
+            manifest["members"]["metadata.json"] = hashlib.sha256(
+                members["metadata.json"]).hexdigest()
+            members["manifest.json"] = json.dumps(manifest).encode()
+        return edit
+
+    # written before n_estimators_ existed, when n_estimators was always a count
+    old = load(_rewrite(path, tmp_path / "old.leap",
+                        edit_metadata(lambda m: m["fitted"].pop("n_estimators_"))))
+    assert old.n_estimators_ == 6
+    np.testing.assert_array_equal(old.predict(X), model.predict(X))
+
+    def auto_without_rounds(metadata):
+        metadata["params"]["n_estimators"] = "auto"
+        metadata["fitted"].pop("n_estimators_")
+
+    with pytest.raises(ModelFileError, match="n_estimators_ is not a count"):
+        load(_rewrite(path, tmp_path / "bad.leap", edit_metadata(auto_without_rounds)))

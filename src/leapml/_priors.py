@@ -17,7 +17,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from leapml._cascade import default_base_regressor, default_expert_weight, predict_expert
+from leapml._cascade import (
+    DEFAULT_ROUNDS,
+    default_base_regressor,
+    default_expert_weight,
+    default_rounds,
+    predict_expert,
+)
 
 #: The largest |log| whose exp is a finite, non-zero float64 (exp(709.8) overflows).
 _LARGEST_LOG = 700.0
@@ -45,6 +51,15 @@ class PriorsMixin:
                 self._numeric_column(name, "monotone_increasing", "numbers")
             base.set_params(monotone_constraints=constraints)
         return base
+
+    def _rounds(self, n_rows):
+        """Boosting rounds of the default bin experts and router: ``n_estimators``; with
+        ``"auto"``, the count for a log of ``n_rows`` rows (fewer behind the default shared
+        expert on a large log, :func:`~leapml._cascade.default_rounds`)."""
+        rounds = getattr(self, "n_estimators", DEFAULT_ROUNDS)
+        if not isinstance(rounds, str):
+            return int(rounds)
+        return default_rounds(n_rows) if self.base == "lightgbm" else DEFAULT_ROUNDS
 
     def _anchor_name(self, values_of=None):
         """The column the experts correct, or None: ``anchor``; with ``"auto"``, the roofline

@@ -321,6 +321,7 @@ def fit_regressor(estimator: LeapRegressor, X: dd.DataFrame, y: dd.Series, *, cl
         frame = dask_client.persist(frame.map_partitions(_with_bins, edges))
         model.history_columns_in_ = model._history_columns()
         model.expert_weight_ = model._corrections_weight(model.base is not None, len(log_y))
+        model.n_estimators_ = model._rounds(len(log_y))
         model.anchor_fill_ = float(np.median(log_y))
         model.anchor_ = model._anchor_name(
             lambda j: frame[_column(j)].compute().to_numpy(np.float64))
@@ -462,7 +463,7 @@ def _fit_cascade(trainer: _DaskTrainer, frame, log_y, n_bins: int, model: LeapRe
     """
     regressor = model.regressor
     if regressor is None:
-        regressor = default_regressor().set_params(n_estimators=model.n_estimators)
+        regressor = default_regressor().set_params(n_estimators=model.n_estimators_)
     native = lightgbm_params(regressor, seed=seed, num_threads=1)
     native.setdefault("objective", "l1")
     first = log_y if target == _LOG_Y else frame[target].compute().to_numpy(np.float64)
@@ -535,12 +536,12 @@ def _fit_router(trainer: _DaskTrainer, frame, n_bins: int, model: LeapRegressor,
         return ConstantModel(float(np.flatnonzero(counts)[0]))
     if model.router == "ordinal":
         native = lightgbm_params(
-            ordinal_router(model.regressor, model.n_estimators), seed=seed, num_threads=1
+            ordinal_router(model.regressor, model.n_estimators_), seed=seed, num_threads=1
         )
         return trainer.fit(native, frame, _BIN)
     classifier = model.classifier
     if classifier is None:
-        classifier = default_classifier().set_params(n_estimators=model.n_estimators)
+        classifier = default_classifier().set_params(n_estimators=model.n_estimators_)
     native = lightgbm_params(classifier, seed=seed, num_threads=1)
     native.update(objective="multiclass", num_class=int(n_bins))
     return trainer.fit(native, _stratified(frame, counts, n_bins, model, seed), _BIN)

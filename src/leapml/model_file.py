@@ -192,16 +192,15 @@ def save(model, path: str | os.PathLike, *, feasibility=None) -> Path:
             f"{type(random_state).__name__} in the safe model format; use an int or None"
         )
     members: dict[str, bytes] = {}
-    weight = params["expert_weight"]
     metadata = {
         "estimator": "LeapRegressor",
         "leapml_version": __version__,
         "params": {
-            "n_bins": int(params["n_bins"]),
-            "max_iter": int(params["max_iter"]),
+            **{name: int(params[name]) for name in ("n_bins", "max_iter")},
             "tol": float(params["tol"]),
             "combine": params["combine"],
-            "n_estimators": int(params["n_estimators"]),
+            **{name: params[name] if isinstance(params[name], str) else kind(params[name])
+               for name, kind in (("n_estimators", int), ("expert_weight", float))},
             "n_jobs": None if params["n_jobs"] is None else int(params["n_jobs"]),
             "random_state": None if random_state is None else int(random_state),
             "regressor": _estimator_spec(params["regressor"], "regressor"),
@@ -219,11 +218,11 @@ def save(model, path: str | os.PathLike, *, feasibility=None) -> Path:
             **{name: None if params[name] is None else kind(params[name]) for name, kind in
                (("history_prior", float), ("reassign_window", int), ("router_max_rows", int))},
             **{name: float(params[name]) for name in ("cold_start", "cold_start_hardware")},
-            "expert_weight": weight if isinstance(weight, str) else float(weight),
         },
         "fitted": {
             "anchor_fill_": float(model.anchor_fill_),
             "expert_weight_": float(model.expert_weight_),
+            "n_estimators_": int(model.n_estimators_),
             "anchor_": model._anchor_name(),
             "history_columns_in_": None if model.history_columns_in_ is None
             else [int(j) for j in model.history_columns_in_],
@@ -399,6 +398,8 @@ def _model_from_members(members):
     model.n_bins_ = _count(fitted["n_bins_"], "n_bins_")
     _expect(model.n_bins_ >= 1, "n_bins_ is 0")
     model.n_iter_ = _count(fitted["n_iter_"], "n_iter_")
+    # older files fitted the rounds they name
+    model.n_estimators_ = _count(fitted.get("n_estimators_", params["n_estimators"]), "n_estimators_")
     for key, before in (("anchor_fill_", 0.0), ("expert_weight_", 1.0)):  # older files lack them
         value = fitted.get(key, before)
         _expect(isinstance(value, (int, float)) and math.isfinite(value), f"{key} is not a number")
@@ -482,7 +483,6 @@ def _count(value, what):
 
 def _feasibility_entry(classifier, members):
     """The metadata of a fitted FeasibilityClassifier; its booster goes into ``members``."""
-
     if not isinstance(classifier, FeasibilityClassifier):
         raise TypeError(f"feasibility must be a FeasibilityClassifier, got {type(classifier).__name__}")
     check_is_fitted(classifier)
