@@ -83,16 +83,8 @@ def test_round_trip_of_an_ordinal_router_and_older_files_without_one(tmp_path, d
     np.testing.assert_array_equal(loaded.predict(X), model.predict(X))
     np.testing.assert_array_equal(loaded.predict_bin_proba(X), model.predict_bin_proba(X))
 
-    def drop_router(members):
-        # a file written before the router parameter existed
-        metadata = json.loads(members["metadata.json"])
-        del metadata["params"]["router"]
-        members["metadata.json"] = json.dumps(metadata).encode()
-        manifest = json.loads(members["manifest.json"])
-        manifest["members"]["metadata.json"] = hashlib.sha256(members["metadata.json"]).hexdigest()
-        members["manifest.json"] = json.dumps(manifest).encode()
-
     # files written before the parameter existed hold a multiclass router
+    drop_router = _metadata_edit(lambda metadata: metadata["params"].pop("router"))
     old = load(_rewrite(save(fitted, tmp_path / "m.leap"), tmp_path / "old.leap", drop_router))
     assert old.get_params()["router"] == "multiclass"
 
@@ -102,24 +94,13 @@ def test_older_files_anchor_as_their_parameter_and_a_bad_anchor_is_refused(tmp_p
     model = LeapRegressor(n_bins=3, n_estimators=5, random_state=0, anchor=None).fit(X, y)
     path = save(model, tmp_path / "m.leap")
 
-    def edit_fitted(change):
-        def edit(members):
-            metadata = json.loads(members["metadata.json"])
-            change(metadata)
-            members["metadata.json"] = json.dumps(metadata).encode()
-            manifest = json.loads(members["manifest.json"])
-            manifest["members"]["metadata.json"] = hashlib.sha256(
-                members["metadata.json"]).hexdigest()
-            members["manifest.json"] = json.dumps(manifest).encode()
-        return edit
-
     # a file written before anchor_ existed: the experts corrected the parameter's column
     old = load(_rewrite(path, tmp_path / "old.leap",
-                        edit_fitted(lambda m: m["fitted"].pop("anchor_"))))
+                        _metadata_edit(lambda m: m["fitted"].pop("anchor_"))))
     assert old.anchor_ is None
     np.testing.assert_array_equal(old.predict(X), model.predict(X))
     bad = _rewrite(path, tmp_path / "bad.leap",
-                   edit_fitted(lambda m: m["fitted"].update(anchor_="auto")))
+                   _metadata_edit(lambda m: m["fitted"].update(anchor_="auto")))
     with pytest.raises(ValueError, match="anchor_ is not a column name"):
         load(bad)
 
@@ -146,17 +127,23 @@ def test_round_trip_of_a_feasibility_model_of_three_classes(tmp_path, data, fitt
     np.testing.assert_array_equal(back.fit_probability(X), clf.fit_probability(X))
     np.testing.assert_array_equal(load(path).predict(X), fitted.predict(X))
 
-    def two_classes(members):  # classes that do not match the model's outputs, checksums matching
-        metadata = json.loads(members["metadata.json"])
-        metadata["feasibility"]["classes_"] = ["ok", "oom"]
-        members["metadata.json"] = json.dumps(metadata).encode()
-        manifest = json.loads(members["manifest.json"])
-        manifest["members"] = {name: hashlib.sha256(content).hexdigest()
-                               for name, content in members.items() if name != "manifest.json"}
-        members["manifest.json"] = json.dumps(manifest).encode()
+    # classes that do not match the model's outputs, checksums matching
+    two_classes = _metadata_edit(lambda m: m["feasibility"].update(classes_=["ok", "oom"]))
 
     with pytest.raises(ModelFileError, match="has 3 outputs, expected 1"):
         load_feasibility(_rewrite(path, tmp_path / "two.leap", two_classes))
+
+
+def _metadata_edit(change):
+    """An edit for :func:`_rewrite`: ``change(metadata)``, the manifest's checksum kept true."""
+    def edit(members):
+        metadata = json.loads(members["metadata.json"])
+        change(metadata)
+        members["metadata.json"] = json.dumps(metadata).encode()
+        manifest = json.loads(members["manifest.json"])
+        manifest["members"]["metadata.json"] = hashlib.sha256(members["metadata.json"]).hexdigest()
+        members["manifest.json"] = json.dumps(manifest).encode()
+    return edit
 
 
 def _rewrite(path, out, edit):
@@ -270,20 +257,9 @@ def test_older_files_fitted_the_rounds_their_parameter_names(tmp_path, data):
     model = LeapRegressor(n_bins=3, n_estimators=6, random_state=0).fit(X, y)
     path = save(model, tmp_path / "m.leap")
 
-    def edit_metadata(change):
-        def edit(members):
-            metadata = json.loads(members["metadata.json"])
-            change(metadata)
-            members["metadata.json"] = json.dumps(metadata).encode()
-            manifest = json.loads(members["manifest.json"])
-            manifest["members"]["metadata.json"] = hashlib.sha256(
-                members["metadata.json"]).hexdigest()
-            members["manifest.json"] = json.dumps(manifest).encode()
-        return edit
-
     # written before n_estimators_ existed, when n_estimators was always a count
     old = load(_rewrite(path, tmp_path / "old.leap",
-                        edit_metadata(lambda m: m["fitted"].pop("n_estimators_"))))
+                        _metadata_edit(lambda m: m["fitted"].pop("n_estimators_"))))
     assert old.n_estimators_ == 6
     np.testing.assert_array_equal(old.predict(X), model.predict(X))
 
@@ -292,4 +268,4 @@ def test_older_files_fitted_the_rounds_their_parameter_names(tmp_path, data):
         metadata["fitted"].pop("n_estimators_")
 
     with pytest.raises(ModelFileError, match="n_estimators_ is not a count"):
-        load(_rewrite(path, tmp_path / "bad.leap", edit_metadata(auto_without_rounds)))
+        load(_rewrite(path, tmp_path / "bad.leap", _metadata_edit(auto_without_rounds)))
