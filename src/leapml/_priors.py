@@ -56,9 +56,8 @@ class PriorsMixin:
         """Boosting rounds of the default bin experts and router: ``n_estimators``; with
         ``"auto"``, the count for a log of ``n_rows`` rows (fewer behind the default shared
         expert on a large log, :func:`~leapml._cascade.default_rounds`)."""
-        rounds = getattr(self, "n_estimators", DEFAULT_ROUNDS)
-        if not isinstance(rounds, str):
-            return int(rounds)
+        if not isinstance(self.n_estimators, str):
+            return int(self.n_estimators)
         return default_rounds(n_rows) if self.base == "lightgbm" else DEFAULT_ROUNDS
 
     def _anchor_name(self, values_of=None):
