@@ -78,6 +78,9 @@ def main() -> None:
     print(table.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
     summary = table.groupby(["by", "model"])["drop_points"].agg(["median", "max", "count"])
     summary["published_drop"] = [PUBLISHED_DROP[by] for by, _ in summary.index]
+    # how far off the level of a group never seen is: |median log(predicted / measured)|
+    summary["median_abs_log_bias"] = table["held_out_log_bias"].abs().groupby(
+        [table["by"], table["model"]]).median()
     print("\ndrop in points within +-20% (held out vs in distribution), over every group")
     print(summary.to_string(float_format=lambda v: f"{v:.1f}"))
     print(f"\n{len(fleet.attempts):,} attempts, {time.perf_counter() - started:.0f} s")

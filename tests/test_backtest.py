@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from sklearn.base import BaseEstimator, RegressorMixin, clone
 
 from leapml.evaluation.backtest import nightly
 from leapml.evaluation.held_out import held_out
@@ -107,6 +108,20 @@ def test_bad_windows_are_refused(tiny_fleet):
         nightly(tiny_fleet.attempts, tiny_fleet.hardware, window_days=0, progress=False)
 
 
+class _Times(BaseEstimator, RegressorMixin):
+    """A model's predictions times e."""
+
+    def __init__(self, model):
+        self.model = model
+
+    def fit(self, X, y):
+        self.model_ = clone(self.model).fit(X, y)
+        return self
+
+    def predict(self, X):
+        return np.e * self.model_.predict(X)
+
+
 def test_held_out_hardware_reports_the_drop(tiny_fleet, quick_models):
     table = held_out(
         tiny_fleet.attempts,
@@ -120,6 +135,11 @@ def test_held_out_hardware_reports_the_drop(tiny_fleet, quick_models):
     assert len(table) == 2
     assert np.allclose(table["drop_points"], 100 * (table["in_distribution"] - table["held_out"]))
     assert (table["n_attempts"] > 0).all()
+    # a model that predicts e times as much is off by exactly one more in log, group by group
+    doubled = held_out(tiny_fleet.attempts, tiny_fleet.hardware, by="hardware_type",
+                       groups=table["hardware_type"].tolist(), model=_Times(quick_models["leap"]),
+                       window_days=5, progress=False)
+    assert np.allclose(doubled["held_out_log_bias"] - table["held_out_log_bias"], 1.0)
     with pytest.raises(ValueError, match="not in the log"):
         held_out(tiny_fleet.attempts, tiny_fleet.hardware, groups=["no-such-type"], window_days=5)
 

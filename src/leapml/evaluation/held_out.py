@@ -71,7 +71,11 @@ def held_out(
     -------
     DataFrame
         One row per group: ``n_attempts``, ``in_distribution`` and
-        ``held_out`` accuracy within +-20%, and ``drop_points``.
+        ``held_out`` accuracy within +-20%, ``drop_points``, and
+        ``held_out_log_bias``: the median of ``log(predicted / measured)``
+        over the group's attempts held out (above 0: the model over-predicts
+        the group; ``exp`` of it is the typical factor), which tells a miss
+        of the whole group's level from a spread around the right one.
 
     Examples
     --------
@@ -82,7 +86,7 @@ def held_out(
     ...                  model=LeapRegressor(n_estimators=5, random_state=0),
     ...                  window_days=4, progress=False)
     >>> list(table.columns)
-    ['hardware_type', 'n_attempts', 'in_distribution', 'held_out', 'drop_points']
+    ['hardware_type', 'n_attempts', 'in_distribution', 'held_out', 'drop_points', 'held_out_log_bias']
     """
     if by not in ("hardware_type", "model_family"):
         raise ValueError(f"by must be 'hardware_type' or 'model_family', got {by!r}")
@@ -156,11 +160,13 @@ def _held_out_group(ctx: _HeldOut, group) -> dict | None:
     outside_model = clone(ctx.model).fit(X_others[keep], y[~member][keep])
     X_out = build_features(attempts[scored], hardware, history=others,
                            outcome_known=ctx.outcome_known)
-    outside = within_tolerance(y[scored], outside_model.predict(X_out))
+    predicted = outside_model.predict(X_out)
+    outside = within_tolerance(y[scored], predicted)
     return {
         ctx.by: str(group),
         "n_attempts": int(scored.sum()),
         "in_distribution": inside,
         "held_out": outside,
         "drop_points": 100.0 * (inside - outside),
+        "held_out_log_bias": float(np.median(np.log(predicted / y[scored]))),
     }
