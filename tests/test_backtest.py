@@ -136,10 +136,10 @@ def test_held_out_hardware_reports_the_drop(tiny_fleet, quick_models):
     assert np.allclose(table["drop_points"], 100 * (table["in_distribution"] - table["held_out"]))
     assert (table["n_attempts"] > 0).all()
     # a model that predicts e times as much is off by exactly one more in log, group by group
-    doubled = held_out(tiny_fleet.attempts, tiny_fleet.hardware, by="hardware_type",
+    scaled = held_out(tiny_fleet.attempts, tiny_fleet.hardware, by="hardware_type",
                        groups=table["hardware_type"].tolist(), model=_Times(quick_models["leap"]),
                        window_days=5, progress=False)
-    assert np.allclose(doubled["held_out_log_bias"] - table["held_out_log_bias"], 1.0)
+    assert np.allclose(scaled["held_out_log_bias"] - table["held_out_log_bias"], 1.0)
     with pytest.raises(ValueError, match="not in the log"):
         held_out(tiny_fleet.attempts, tiny_fleet.hardware, groups=["no-such-type"], window_days=5)
 
