@@ -551,6 +551,11 @@ def test_production_held_out_paragraphs_quote_the_kept_runs(by, name, what):
     assert f"for {below} of {int(stats['groups'])}" in flat
     both = versus(table, by)
     assert f"{both['in_leap']}% accurate in distribution and {both['held_leap']}%" in flat
+    single = summary(table, by).loc["single_lightgbm"]
+    assert (f"a median of {single['median']} points (mean {single['mean']}, from "
+            f"{single['least']} to {single['worst']})") in flat
+    assert f"{both['in_single']}% in distribution and {both['held_single']}% on the held-out" in flat
+    assert f"more accurate on the held-out {what.split()[-2]} for {both['higher']} of the 24" in flat
     assert markdown(table, by) in page
     assert (DOCS / "img" / f"held_out_production_{name}.svg").exists()
 
