@@ -409,3 +409,54 @@ def test_auto_rounds_are_fewer_only_behind_the_faster_shared_expert(rerun_data, 
     np.testing.assert_array_equal(loaded.predict(X), large.predict(X))
     with pytest.raises(ValueError, match="n_estimators"):
         LeapRegressor(n_estimators="many").fit(X, y)
+
+
+@pytest.fixture(scope="module")
+def compute_data():
+    """Throughput of a share of the peak spent on a model's FLOPs per sample, over three decades."""
+    rng = np.random.default_rng(4)
+    n = 1500
+    X = pd.DataFrame({"trainer_count": rng.choice([1.0, 2.0, 4.0, 8.0], size=n),
+                      "flops_per_sample": np.exp(rng.uniform(np.log(1e9), np.log(1e12), size=n)),
+                      "peak_tflops": rng.uniform(50.0, 1000.0, size=n)})
+    log_y = (np.log(X["trainer_count"]) + np.log(0.4e12 * X["peak_tflops"])
+             - np.log(X["flops_per_sample"]) + rng.normal(0, 0.02, size=n))
+    return X, np.exp(log_y.to_numpy())
+
+
+def test_compute_anchor_is_the_flops_at_a_reference_rate(compute_data, tmp_path):
+    X, y = compute_data
+    params = {"n_bins": 3, "n_estimators": 30, "random_state": 0, "min_bin_rows": 50}
+    model = LeapRegressor(anchor="compute", **params).fit(X, y)
+    assert model.anchor_ == "compute"
+    expected = np.log(X["trainer_count"] * 1e14 / X["flops_per_sample"]).to_numpy()
+    np.testing.assert_allclose(model._anchor_values(model._validate_X(X, reset=False)), expected)
+    # a model a thousand times larger than any in the log: the anchored prediction falls
+    # with its FLOPs, trees of log(y) stop at the slowest run they saw
+    far = X.head(50).assign(flops_per_sample=1e15)
+    truth = (far["trainer_count"] * 0.4e12 * far["peak_tflops"] / 1e15).to_numpy()
+    plain = LeapRegressor(anchor=None, **params).fit(X, y)
+    assert np.median(np.abs(np.log(model.predict(far) / truth))) < 0.1
+    assert np.median(np.abs(np.log(plain.predict(far) / truth))) > 1.0
+    # sizes no throughput could have, or none, are read as unknown (the fill), not refused
+    with pytest.warns(UserWarning, match="never learned to read"):
+        odd = model.predict(X.head(3).assign(flops_per_sample=[1e-300, 0.0, np.nan]))
+    assert np.isfinite(odd).all()
+    reasons = model.explain(X.head(3))  # the anchor counted on flops_per_sample
+    total = reasons.groupby("row")["contribution"].sum().to_numpy()
+    np.testing.assert_allclose(np.exp(total), model.predict(X.head(3)))
+    loaded = load(save(model, tmp_path / "compute.leap"))
+    assert loaded.anchor_ == "compute"
+    np.testing.assert_array_equal(loaded.predict(X), model.predict(X))
+
+
+def test_compute_anchor_needs_its_columns_and_anchors_nothing_without_sizes(compute_data):
+    X, y = compute_data
+    params = {"n_bins": 3, "n_estimators": 10, "random_state": 0, "min_bin_rows": 50}
+    with pytest.raises(ValueError, match=r"X lacks \['flops_per_sample'\]"):
+        LeapRegressor(anchor="compute", **params).fit(X.drop(columns="flops_per_sample"), y)
+    unsized = X.assign(flops_per_sample=np.nan)  # a log without model sizes
+    model = LeapRegressor(anchor="compute", **params).fit(unsized, y)
+    assert model.anchor_ is None
+    np.testing.assert_array_equal(model.predict(unsized),
+                                  LeapRegressor(anchor=None, **params).fit(unsized, y).predict(unsized))

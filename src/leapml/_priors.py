@@ -33,6 +33,14 @@ _LARGEST_LOG = 700.0
 #: it a run reaches, a figure that carries to a model family the log has never seen.
 ROOFLINE_ANCHOR = "log_roofline_throughput"
 
+#: ``anchor="compute"``: the log throughput of the model's FLOPs per sample at
+#: :data:`COMPUTE_ANCHOR_FLOPS` a trainer, the same on every hardware type, so that the
+#: experts learn the FLOP/s a run reaches from the datasheet (``leapml.features``'
+#: ``trainer_count`` and ``flops_per_sample``; explained as ``flops_per_sample``'s share).
+COMPUTE_ANCHOR = "compute"
+COMPUTE_ANCHOR_FLOPS = 1e14
+_COMPUTE_COLUMNS = ("trainer_count", "flops_per_sample")
+
 
 class PriorsMixin:
     """The offset the experts add to and the blend with the job's own runs, for :class:`~leapml.LeapRegressor`."""
@@ -67,9 +75,16 @@ class PriorsMixin:
         model pickled before it: ``anchor``)."""
         if values_of is None:
             return getattr(self, "anchor_", self.anchor)
+        names = list(getattr(self, "feature_names_in_", []))
+        if self.anchor == COMPUTE_ANCHOR:
+            lacking = [name for name in _COMPUTE_COLUMNS if name not in names]
+            if lacking:
+                raise ValueError(f"anchor='compute' reads the columns {list(_COMPUTE_COLUMNS)} "
+                                 f"(as leapml.features builds them); X lacks {lacking}")
+            j = [self._numeric_column(name, "anchor", "numbers") for name in _COMPUTE_COLUMNS][1]
+            return COMPUTE_ANCHOR if np.isfinite(values_of(j)).any() else None
         if self.anchor != "auto":
             return self.anchor
-        names = list(getattr(self, "feature_names_in_", []))
         if ROOFLINE_ANCHOR not in names or self.categories_[names.index(ROOFLINE_ANCHOR)] is not None:
             return None
         finite = np.isfinite(values_of(names.index(ROOFLINE_ANCHOR))).any()
@@ -80,6 +95,8 @@ class PriorsMixin:
         name = self._anchor_name()
         if name is None:
             return None
+        if name == COMPUTE_ANCHOR:
+            return self._numeric_column(_COMPUTE_COLUMNS[1], "anchor='compute'", "numbers")
         return self._numeric_column(name, "anchor", "a log throughput")
 
     def _numeric_column(self, name, parameter, what):
@@ -99,10 +116,15 @@ class PriorsMixin:
         if j is None:
             return 0.0  # no per-row array on the prediction path when nothing is anchored
         values = np.asarray(X[:, j], dtype=np.float64)
+        if self._anchor_name() == COMPUTE_ANCHOR:
+            trainers = np.asarray(X[:, list(self.feature_names_in_).index(_COMPUTE_COLUMNS[0])],
+                                  dtype=np.float64)
+            with np.errstate(divide="ignore", invalid="ignore"):  # no size, or none: unknown
+                values = np.log(trainers) + np.log(COMPUTE_ANCHOR_FLOPS) - np.log(values)
         known = np.isfinite(values)
         unusable = known & (np.abs(values) > _LARGEST_LOG)  # exp would be inf or 0
         if unusable.any():
-            if self.anchor == "auto":  # the roofline of absurd sizes: unknown, not the user's error
+            if self.anchor in ("auto", COMPUTE_ANCHOR):  # absurd sizes: unknown, not an error
                 known &= ~unusable
             else:
                 worst = values[unusable][np.argmax(np.abs(values[unusable]))]

@@ -148,7 +148,8 @@ class LeapRegressor(PriorsMixin, IntervalsMixin, ExplainMixin, EncodedInputMixin
         add the anchor back; rows where it is missing use the training
         median of ``log(y)`` (``anchor_fill_``). Bins and router still work
         on ``log(y)``. ``"auto"``: ``log_roofline_throughput`` (what the model's
-        size allows on the hardware) where ``X`` has it with a value, else none.
+        size allows on the hardware) where ``X`` has it with a value, else none;
+        ``"compute"``: FLOPs per sample at 100 TFLOP/s a trainer, where ``X`` has them.
     base : "lightgbm", estimator or None, default="lightgbm"
         The shared expert: one regressor of ``log(y)`` (minus the anchor, if
         any) fitted on every training row before the bins; the bin experts
@@ -239,7 +240,7 @@ class LeapRegressor(PriorsMixin, IntervalsMixin, ExplainMixin, EncodedInputMixin
     n_estimators_ : int
         The rounds of the default experts and router ``n_estimators`` gave.
     anchor_ : str or None
-        The column the experts correct (``anchor``, resolved), or None.
+        The column the experts correct (``anchor``, resolved; or "compute"), or None.
     history_columns_in_ : tuple of two int or None
         Positions in ``X`` of ``history_columns``, or None when the prediction
         blends with no runs (``history_prior=None``, or ``X`` lacks them).
