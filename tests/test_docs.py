@@ -1271,3 +1271,22 @@ def test_rate_placement_block_quotes_its_kept_run():
         assert cells[1:4] == seeds, (label, cells, seeds)
         assert cells[4] == f"{percent(mean[5])} ({percent(mean[6])})", (label, cells[4])
         assert cells[5] == percent(mean[7]) and cells[6] == percent(true[5]), (label, cells)
+
+
+def test_compute_anchor_paragraph_quotes_its_kept_small_runs():
+    """The `anchor="compute"` lever's small held-out figures are those of its kept runs."""
+    import pandas as pd
+
+    page = " ".join((DOCS / "method.md").read_text().split())
+    kept = DOCS / "results-data" / "method-levers"
+    figures = {}
+    for by in ("hardware", "family"):
+        for run in ("compute_anchor", "default_4f72417"):
+            drops = pd.read_csv(kept / f"held_out_small_{by}_{run}.csv")["drop_points"]
+            figures[by, run] = (f"{drops.median():.1f}", f"{drops.mean():.1f}")
+    compute, default = figures["hardware", "compute_anchor"], figures["hardware", "default_4f72417"]
+    assert (f"a new hardware type loses a median of {compute[0]} points (mean {compute[1]}) "
+            f"against the default's {default[0]} ({default[1]})") in page
+    compute, default = figures["family", "compute_anchor"], figures["family", "default_4f72417"]
+    assert (f"the median drop rises from {default[0]} points (mean {default[1]}) to "
+            f"{compute[0]} ({compute[1]})") in page
