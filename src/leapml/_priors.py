@@ -75,16 +75,12 @@ class PriorsMixin:
         model pickled before it: ``anchor``)."""
         if values_of is None:
             return getattr(self, "anchor_", self.anchor)
-        names = list(getattr(self, "feature_names_in_", []))
         if self.anchor == COMPUTE_ANCHOR:
-            lacking = [name for name in _COMPUTE_COLUMNS if name not in names]
-            if lacking:
-                raise ValueError(f"anchor='compute' reads the columns {list(_COMPUTE_COLUMNS)} "
-                                 f"(as leapml.features builds them); X lacks {lacking}")
-            j = [self._numeric_column(name, "anchor", "numbers") for name in _COMPUTE_COLUMNS][1]
-            return COMPUTE_ANCHOR if np.isfinite(values_of(j)).any() else None
+            _, flops = self._compute_columns()
+            return COMPUTE_ANCHOR if np.isfinite(values_of(flops)).any() else None
         if self.anchor != "auto":
             return self.anchor
+        names = list(getattr(self, "feature_names_in_", []))
         if ROOFLINE_ANCHOR not in names or self.categories_[names.index(ROOFLINE_ANCHOR)] is not None:
             return None
         finite = np.isfinite(values_of(names.index(ROOFLINE_ANCHOR))).any()
@@ -96,8 +92,17 @@ class PriorsMixin:
         if name is None:
             return None
         if name == COMPUTE_ANCHOR:
-            return self._numeric_column(_COMPUTE_COLUMNS[1], "anchor='compute'", "numbers")
+            return self._compute_columns()[1]  # its share explained on the FLOPs' column
         return self._numeric_column(name, "anchor", "a log throughput")
+
+    def _compute_columns(self):
+        """Indices of the trainer count and FLOPs per sample ``anchor="compute"`` reads."""
+        names = list(getattr(self, "feature_names_in_", []))
+        lacking = [name for name in _COMPUTE_COLUMNS if name not in names]
+        if lacking:
+            raise ValueError(f"anchor='compute' reads the columns {list(_COMPUTE_COLUMNS)} "
+                             f"(as leapml.features builds them); X lacks {lacking}")
+        return tuple(self._numeric_column(name, "anchor", "numbers") for name in _COMPUTE_COLUMNS)
 
     def _numeric_column(self, name, parameter, what):
         names = list(getattr(self, "feature_names_in_", []))
@@ -117,8 +122,7 @@ class PriorsMixin:
             return 0.0  # no per-row array on the prediction path when nothing is anchored
         values = np.asarray(X[:, j], dtype=np.float64)
         if self._anchor_name() == COMPUTE_ANCHOR:
-            trainers = np.asarray(X[:, list(self.feature_names_in_).index(_COMPUTE_COLUMNS[0])],
-                                  dtype=np.float64)
+            trainers = np.asarray(X[:, self._compute_columns()[0]], dtype=np.float64)
             with np.errstate(divide="ignore", invalid="ignore"):  # no size, or none: unknown
                 values = np.log(trainers) + np.log(COMPUTE_ANCHOR_FLOPS) - np.log(values)
         known = np.isfinite(values)
