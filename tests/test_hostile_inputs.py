@@ -999,6 +999,21 @@ def test_a_mapping_of_one_value_per_column_is_one_row(data):
     np.testing.assert_allclose(model.predict(one), model.predict(frame.iloc[[7]]))
 
 
+def test_a_series_or_a_frame_without_columns_is_refused_by_what_it_is(data):
+    X, y = data
+    frame = pd.DataFrame(X, columns=[f"x{i}" for i in range(X.shape[1])])
+    with pytest.raises(ValueError, match="no columns"):
+        LeapRegressor(n_estimators=2).fit(frame[[]], y)
+    model = LeapRegressor(n_bins=2, n_estimators=5, random_state=0).fit(frame, y)
+    for shapeless in (frame.iloc[7], frame["x0"]):  # a row? a column? a Series does not say
+        with pytest.raises(ValueError, match="one Series"):
+            model.predict(shapeless)
+    with pytest.raises(ValueError, match="no columns"):
+        model.predict(frame[[]])
+    np.testing.assert_allclose(model.predict(frame.iloc[7].to_frame().T),
+                               model.predict(frame.iloc[[7]]))
+
+
 # -- 7. logs as spreadsheets write them ----------------------------------------------
 
 

@@ -29,6 +29,7 @@ class EncodedInputMixin:
         if reset and isinstance(X, Mapping) and not issparse(X):  # a dok_matrix is a dict
             # fit reads named columns as predict does: as their frame
             X = X.to_frame() if hasattr(X, "to_frame") else pd.DataFrame(dict(X))
+        _refuse_shapeless(X)
         require_unique_columns(X, "X")
         if isinstance(X, pd.DataFrame):
             self._check_labels(X, reset=reset)
@@ -135,3 +136,15 @@ def label_keys(labels) -> list:
     [['int', '0'], ['float', '1.5'], ['tuple', "('a', 2)"]]
     """
     return [[type(v).__name__, str(v)] for v in labels]
+
+
+def _refuse_shapeless(X):
+    """A clear error for a frame without columns and for one Series (a row or a column?)."""
+    if isinstance(X, pd.Series):
+        raise ValueError(
+            "X must be rows by columns, got one Series; give one row as a DataFrame "
+            "(series.to_frame().T) or a dict of column -> value, and one column as series.to_frame()"
+        )
+    if isinstance(X, pd.DataFrame) and X.shape[1] == 0:
+        raise ValueError(f"X has {len(X)} row(s) and no columns: give at least one feature "
+                         "(leapml.build_features builds them from an attempt log)")
