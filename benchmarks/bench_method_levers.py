@@ -32,7 +32,9 @@ parameters).
 ``--share-fits`` fits configurations that differ only in ``expert_weight`` (a
 predict-time parameter) once a night and scores each weight from that fit;
 ``history_transfer=t`` ranks a configuration's candidates carrying ``t`` of a
-job's miss on its types to its other ones; ``--no-reference`` leaves the
+job's miss on its types to its other ones, ``rank_margin=m`` and
+``rank_spread=s`` move its ranking as :func:`_ranking_levers` says (these three
+change the regret, not the accuracy, and share a fit with ``--share-fits``); ``--no-reference`` leaves the
 single model out (its figures on the same fleet and nights are those of an
 earlier run of the same command).
 """
@@ -57,7 +59,7 @@ from leapml.evaluation.baselines import single_model_reference
 from leapml.features import feature_names
 from leapml.fleet import simulate
 from leapml.placement import HISTORY_TRANSFER, predict_by_job
-from leapml.regressor import FASTER_HARDWARE
+from leapml.regressor import FASTER_HARDWARE, HISTORY_COLUMNS
 
 RESULTS = Path(__file__).parent / "results"
 DEFAULT_CONFIGS = (
@@ -184,24 +186,57 @@ class SharedFit(LeapRegressor):
         return self
 
 
+#: Parameters of the ranking, not of the model: set per configuration, they change the regret
+#: and no accuracy (the predictions scored are ``model.predict``'s).
+RANKING = ("history_transfer", "rank_margin", "rank_spread")
+
+
 def _ranked_with_transfer(model, X, job_codes, **kwargs):
-    """The regret's ranking of a job's candidates, carrying the model's own share of its miss."""
+    """The regret's ranking of a job's candidates, carrying the model's own share of its miss,
+    then moved by the configuration's ranking levers (:func:`_ranking_levers`)."""
     kwargs.setdefault("transfer", getattr(model, "history_transfer", HISTORY_TRANSFER))
-    return predict_by_job(model, X, job_codes, **kwargs)
+    predicted, shift = predict_by_job(model, X, job_codes, **kwargs)
+    return _ranking_levers(model, X, job_codes, predicted), shift
+
+
+def _ranking_levers(model, X, job_codes, predicted):
+    """Two levers of a job's ranking, tried against the winner's curse of ranking by estimates.
+
+    ``rank_margin=m`` adds ``m`` to the log throughput of the types the job ran on in its
+    configuration, which are predicted from its runs (a ranking then leaves what it knows
+    only for a gain of more than ``m``); ``rank_spread=s`` scales each candidate's log
+    distance from the mean of its job's candidates by ``s`` (under 1: the differences
+    between types trusted less, so the cost weighs more).
+    """
+    margin = float(getattr(model, "rank_margin", 0.0))
+    spread = float(getattr(model, "rank_spread", 1.0))
+    if margin == 0.0 and spread == 1.0:
+        return predicted
+    log = np.log(predicted)
+    if spread != 1.0:
+        job = pd.factorize(np.asarray(job_codes))[0]
+        mean = (np.bincount(job, weights=log) / np.bincount(job))[job]
+        log = mean + spread * (log - mean)
+    if margin != 0.0:
+        runs = np.asarray(X[HISTORY_COLUMNS[1]], dtype=float)
+        log = log + margin * (np.nan_to_num(runs) > 0)
+    return np.exp(log)
 
 
 def make_model(text: str, seed: int, *, shared: bool = False):
     """The model a configuration names: a reference of :data:`REFERENCES`, or a LeapRegressor
     (a :class:`SharedFit` when ``shared``). ``history_transfer=t`` among the parameters ranks
     its candidates carrying ``t`` of a job's miss instead of
-    :data:`leapml.placement.HISTORY_TRANSFER` (the accuracy does not change)."""
+    :data:`leapml.placement.HISTORY_TRANSFER`, and ``rank_margin`` and ``rank_spread`` move
+    its ranking (:func:`_ranking_levers`); the accuracy does not change."""
     if text in REFERENCES:
         return REFERENCES[text](seed)
     kind = SharedFit if shared else LeapRegressor
     name, _, rest = text.partition(",")
     params = parse_config(rest) if name in NAMED else parse_config(text)
-    if "history_transfer" in params:
-        kind = type("Transfer", (kind,), {"history_transfer": params.pop("history_transfer")})
+    ranking = {key: params.pop(key) for key in RANKING if key in params}
+    if ranking:
+        kind = type("Ranked", (kind,), ranking)
     if name in NAMED:
         return kind(random_state=seed, **NAMED[name](), **params)
     return kind(random_state=seed, **params)

@@ -1,5 +1,7 @@
 """The method's levers: bins for small logs, overlapping experts, an anchored target, defaults."""
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -460,3 +462,37 @@ def test_compute_anchor_needs_its_columns_and_anchors_nothing_without_sizes(comp
     assert model.anchor_ is None
     np.testing.assert_array_equal(model.predict(unsized),
                                   LeapRegressor(anchor=None, **params).fit(unsized, y).predict(unsized))
+
+
+def _bench_method_levers():
+    """The levers benchmark as a module (benchmarks/ is not a package)."""
+    import importlib.util
+
+    path = Path(__file__).parents[1] / "benchmarks" / "bench_method_levers.py"
+    spec = importlib.util.spec_from_file_location("bench_method_levers", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_ranking_levers_of_the_benchmark_move_only_what_they_name():
+    """rank_margin lifts the types a job ran on; rank_spread scales the distance from the job's mean."""
+    bench = _bench_method_levers()
+    runs = pd.DataFrame({"job_config_runs_same_hardware": [2, np.nan, 0, 1]})
+    predicted = np.array([100.0, 400.0, 50.0, 200.0])
+    jobs = np.array([7, 7, 3, 3])
+    plain = bench.make_model("default", 0)
+    assert bench._ranking_levers(plain, runs, jobs, predicted) is predicted
+
+    margin = bench.make_model("rank_margin=0.1", 0)
+    assert isinstance(margin, LeapRegressor) and "rank_margin" not in margin.get_params()
+    np.testing.assert_allclose(np.log(bench._ranking_levers(margin, runs, jobs, predicted)
+                                      / predicted), [0.1, 0.0, 0.0, 0.1], atol=1e-12)
+
+    spread = bench.make_model("rank_spread=0.5", 0)
+    moved = np.log(bench._ranking_levers(spread, runs, jobs, predicted))
+    for job in (7, 3):
+        ours = jobs == job
+        before = np.log(predicted[ours])
+        np.testing.assert_allclose(moved[ours].mean(), before.mean())
+        np.testing.assert_allclose(moved[ours] - moved[ours].mean(), 0.5 * (before - before.mean()))
