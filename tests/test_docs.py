@@ -1290,3 +1290,24 @@ def test_compute_anchor_paragraph_quotes_its_kept_small_runs():
     compute, default = figures["family", "compute_anchor"], figures["family", "default_4f72417"]
     assert (f"the median drop rises from {default[0]} points (mean {default[1]}) to "
             f"{compute[0]} ({compute[1]})") in page
+
+
+def test_small_default_rerun_paragraph_and_glance_rows_quote_its_kept_runs():
+    """The default held out again on small at 4f72417: paragraph and at-a-glance rows."""
+    import pandas as pd
+    from held_out_figure import summary, versus
+
+    text = (DOCS / "results.md").read_text()
+    flat = " ".join(text.split("**The same default held out again on `small`, at `4f72417`**")[1]
+                    .split("\n\n")[0].split())
+    glance = text[text.index("## At a glance"):text.index("## The default model")]
+    kept = DOCS / "results-data" / "method-levers"
+    for by, name, row in (("model_family", "family", "an unseen model family (`small`)"),
+                          ("hardware_type", "hardware", "a new hardware type (`small`)")):
+        run = pd.read_csv(kept / f"held_out_small_{name}_default_4f72417.csv")
+        stats, both = summary(run, by).loc["leap"], versus(run, by)
+        assert (f"{stats['median']} points (mean {stats['mean']}, from {stats['least']} to "
+                f"{stats['worst']}, above the published") in flat, name
+        assert f"for {int(stats['above_published'])} of {int(stats['groups'])}), at" in flat, name
+        assert f"at {both['held_leap']}% " in flat and f"and {both['in_leap']}% in distribution" in flat
+        assert f"| {row}, median points lost (mean) | {stats['median']} ({stats['mean']});" in glance
