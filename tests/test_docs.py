@@ -1311,3 +1311,27 @@ def test_small_default_rerun_paragraph_and_glance_rows_quote_its_kept_runs():
         assert f"for {int(stats['above_published'])} of {int(stats['groups'])}), at" in flat, name
         assert f"at {both['held_leap']}% " in flat and f"and {both['in_leap']}% in distribution" in flat
         assert f"| {row}, median points lost (mean) | {stats['median']} ({stats['mean']});" in glance
+
+
+def test_compute_anchor_production_family_paragraph_quotes_its_kept_run():
+    """Every production family held out with anchor="compute", against the default's run."""
+    import pandas as pd
+    from held_out_figure import summary, versus
+
+    page = " ".join((DOCS / "method.md").read_text().split())
+    kept = DOCS / "results-data" / "method-levers"
+    compute = pd.read_csv(kept / "held_out_production_family_compute_anchor.csv")
+    default = pd.read_csv(kept / "held_out_production_family.csv")
+    default = default[default["model"] == "leap"]
+    ours, theirs = summary(compute, "model_family").loc["leap"], summary(default, "model_family").loc["leap"]
+    assert (f"loses a median of {ours['median']} points (mean {ours['mean']}, from {ours['least']} "
+            f"to {ours['worst']}) against the default's {theirs['median']} ({theirs['mean']}), above "
+            f"the published 49.7 for {int(ours['above_published'])} of 24 families against "
+            f"{int(theirs['above_published'])}") in page
+    both = compute.merge(default, on="model_family", suffixes=("", "_default"))
+    change = 100 * (both["held_out"] - both["held_out_default"])
+    assert (f"the more accurate for {(change > 0).sum()} families and the less for "
+            f"{(change < 0).sum()} (the median change {change.median():.1f} points)") in page
+    ours, theirs = versus(compute, "model_family"), versus(default, "model_family")
+    assert f"median {ours['held_leap']}% against {theirs['held_leap']}%" in page
+    assert f"in distribution ({ours['in_leap']}% against {theirs['in_leap']}%)" in page
