@@ -1335,3 +1335,34 @@ def test_compute_anchor_production_family_paragraph_quotes_its_kept_run():
     ours, theirs = versus(compute, "model_family"), versus(default, "model_family")
     assert f"median {ours['held_leap']}% against {theirs['held_leap']}%" in page
     assert f"in distribution ({ours['in_leap']}% against {theirs['in_leap']}%)" in page
+
+
+def test_ranking_levers_table_quotes_its_kept_runs():
+    """The ranking levers' regret table and per-fleet gains are those of the three kept runs."""
+    import json
+
+    import pandas as pd
+
+    text = (DOCS / "method.md").read_text()
+    kept = DOCS / "results-data" / "method-levers"
+    runs = {preset: pd.DataFrame(json.loads((kept / f"levers_{name}_ranking.json").read_text())["table"])
+            for preset, name in (("tiny", "tiny_seeds012"), ("small", "small_seeds012"),
+                                 ("production", "production_seed0"))}
+    rows = {}
+    for line in text.split("| ranking | `tiny` | `small` | `production` |")[1].split("\n\n")[0].splitlines()[2:]:
+        cells = [c.strip().replace("*", "") for c in line.strip("|").split("|")]
+        config = cells[0].split("`")[1] if "`" in cells[0] else "default"
+        rows[config] = cells[1:]
+    assert set(rows) == set(runs["tiny"]["model"])
+    for config, cells in rows.items():
+        for preset, cell in zip(("tiny", "small", "production"), cells, strict=True):
+            mean = runs[preset][runs[preset]["model"] == config][["mean_regret", "p90_regret"]].mean()
+            assert cell == f"{mean['mean_regret']:.2f} ({mean['p90_regret']:.1f})", (config, preset)
+    flat = " ".join(text.split())
+    for preset in ("tiny", "small"):
+        seeds = runs[preset].pivot(index="seed", columns="model", values="mean_regret")
+        gain = seeds["default"] - seeds["rank_spread=0.9"]
+        assert (gain > 0).all()
+        assert f"of `{preset}` ({gain.min():.2f} to {gain.max():.2f} points" in flat
+        margin = seeds["rank_margin=0.05"] - seeds["default"]
+        assert (margin > 0).all()
