@@ -218,7 +218,8 @@ def _ranking_levers(model, X, job_codes, predicted):
         mean = (np.bincount(job, weights=log) / np.bincount(job))[job]
         log = mean + spread * (log - mean)
     if margin != 0.0:
-        runs = np.asarray(X[HISTORY_COLUMNS[1]], dtype=float)
+        columns = getattr(model, "history_columns", None) or HISTORY_COLUMNS  # as predict_by_job
+        runs = np.asarray(X[columns[1]], dtype=float)
         log = log + margin * (np.nan_to_num(runs) > 0)
     return np.exp(log)
 
